@@ -49,6 +49,7 @@
 #include <tyche/distributions/pareto.hpp>
 #include <tyche/distributions/pareto_type_2.hpp>
 #include <tyche/distributions/poisson.hpp>
+#include <tyche/distributions/poisson_binomial.hpp>
 #include <tyche/distributions/poisson_log.hpp>
 #include <tyche/distributions/rayleigh.hpp>
 #include <tyche/distributions/scaled_inv_chi_square.hpp>

@@ -7,7 +7,8 @@
 // the closed form in long double; the log CDF and survival function (the *_lcdf / *_lccdf
 // functions) the same way, the asymmetric Laplace's far tails included; draws against mean,
 // variance and the cdf (KS; χ² for the counts); a named variable's support; the data and argument
-// checks; the *_lpdf / *_lpmf functions.
+// checks; the *_lpdf / *_lpmf functions. poisson_binomial(theta) against the sum over the 2^N
+// subsets of trials, and against binomial where every θⱼ is one p.
 #include "support/continuous_checks.hpp"
 #include "support/discrete_checks.hpp"
 
@@ -385,4 +386,103 @@ TEST_CASE("stan families: data and argument checks, and the *_lpdf functions", "
         "skew_double_exponential_lpdf");
   check(compile(neg_binomial_lpmf(data(counts), exp(a), exp(b)), a, b),
         sum_of(counts, [&](double v) { return static_cast<double>(neg_binomial_log_pmf(ea, eb, v)); }), "neg_binomial_lpmf");
+}
+
+// ---- poisson_binomial -------------------------------------------------------------------------
+
+namespace {
+/// P(Y = y) for every y by the sum over the 2^N subsets of trials, in long double.
+std::vector<long double> poisson_binomial_by_subsets(const P& theta) {
+  const std::size_t n = theta.size();
+  std::vector<long double> p(n + 1, 0.0L);
+  for (std::size_t mask = 0; mask < (std::size_t{1} << n); ++mask) {
+    long double prob = 1;
+    std::size_t count = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const bool success = (mask >> j) & 1u;
+      prob *= success ? theta[j] : 1.0L - theta[j];
+      count += success;
+    }
+    p[count] += prob;
+  }
+  return p;
+}
+}  // namespace
+
+TEST_CASE("poisson_binomial: lpmf, lcdf and lccdf against the sum over subsets, gradients, binomial as a special "
+          "case, exact at theta 0 and 1, draws, checks",
+          "[distributions][stan_families][poisson_binomial]") {
+  constexpr std::size_t N = 7;
+  vector_param<"u", N> u;
+  const auto theta = inv_logit(u);
+  const P y{0, 3, 7, 2, 3};
+  const auto f = compile(poisson_binomial_lpmf(data(y), theta), u);
+  const auto fc = compile(poisson_binomial_lcdf(data(y), theta) + 2.0 * poisson_binomial_lccdf(data(y), theta), u);
+  for (const auto& uu : tyche_test::random_points(20, N, -3.0, 3.0, 3501)) {
+    P th(N);
+    for (std::size_t j = 0; j < N; ++j) th[j] = 1 / (1 + std::exp(-uu[j]));
+    const auto p = poisson_binomial_by_subsets(th);
+    long double lp = 0, lc = 0;
+    for (double yi : y) {
+      const std::size_t k = static_cast<std::size_t>(yi);
+      lp += std::log(p[k]);
+      long double below = 0, above = 0;
+      for (std::size_t j = 0; j <= N; ++j) (j <= k ? below : above) += p[j];
+      lc += std::log(below) + (k < N ? 2 * std::log(above) : 0.0L);
+    }
+    dc::check_log_pmf(f.value(uu), lp, "poisson_binomial_lpmf");
+    if (y[2] < N) dc::check_log_pmf(fc.value(uu), lc, "poisson_binomial_lcdf + lccdf");
+  }
+  // P(Y > N) = 0: lccdf at y = N is -inf; so is the lpmf of a count no subset gives.
+  CHECK(fc.value(P(N, 0.3)) == -HUGE_VAL);
+  static const P below_n{0, 3, 2};
+  const auto fs = compile(poisson_binomial_lcdf(data(y), theta) + 2.0 * poisson_binomial_lccdf(data(below_n), theta), u);
+  for (const auto& uu : tyche_test::random_points(5, N, -3.0, 3.0, 3502)) {
+    tyche_test::check_gradient_at(f, uu, "poisson_binomial_lpmf");
+    tyche_test::check_gradient_at(fs, uu, "poisson_binomial_lcdf + lccdf");
+  }
+  const auto pts = tyche_test::random_points(8, N, -3.0, 3.0, 3503);
+  tyche_test::check_lanes(f, pts, "poisson_binomial (lanes)");
+  tyche_test::check_float(fs, pts[0], "poisson_binomial lcdf (float)");
+
+  // Every θⱼ = p: binomial(N, p), the value and the gradient in p.
+  param<"a"> a;
+  const auto pb = compile(poisson_binomial_lpmf(data(y), rep_vector(inv_logit(a), N)), a);
+  const auto bin = compile(binomial_lpmf(data(y), double(N), inv_logit(a)), a);
+  for (double av : {-2.0, -0.3, 0.4, 1.7}) {
+    CHECK(pb.value(P{av}) == Approx(bin.value(P{av})).epsilon(1e-12));
+    P g1(1), g2(1);
+    pb.value_and_gradient(P{av}, g1);
+    bin.value_and_gradient(P{av}, g2);
+    CHECK(g1[0] == Approx(g2[0]).epsilon(1e-10));
+  }
+  // θ with a 0 and a 1 among the trials: exact, and the derivative in the free trial is finite.
+  static const P one_two{1, 2}, zero{0};
+  const auto edge = compile(poisson_binomial_lpmf(data(one_two), to_vector(0.0, 1.0, inv_logit(a))), a);
+  const double pa = 1 / (1 + std::exp(-0.5));
+  CHECK(edge.value(P{0.5}) == Approx(std::log(1 - pa) + std::log(pa)).epsilon(1e-13));
+  P ge(1);
+  edge.value_and_gradient(P{0.5}, ge);
+  CHECK(ge[0] == Approx(-pa + (1 - pa)).epsilon(1e-12));  // d/da [log(1 − σ(a)) + log σ(a)]
+  CHECK(compile(poisson_binomial_lpmf(data(zero), to_vector(0.0, 1.0, inv_logit(a))), a).value(P{0.5}) == -HUGE_VAL);
+
+  // Draws: mean Σθ, variance Σθ(1 − θ).
+  const P th{0.1, 0.5, 0.9, 0.3, 0.7, 0.2, 0.95};
+  std::mt19937_64 rng(3504);
+  const P draws = poisson_binomial_distribution<vector_param<"t", N>>::draw_all(rng, dc::sample_size, th);
+  double mean = 0, var = 0;
+  for (double t : th) {
+    mean += t;
+    var += t * (1 - t);
+  }
+  dc::check_moments(draws, mean, var, "poisson_binomial draws");
+
+  // Checks: counts 0 … N, named; a named variable is refused at compile time (observations only).
+  const P bad{0, 8};
+  CHECK_THROWS_WITH(poisson_binomial_lpmf(data(bad), theta),
+                    Catch::Contains("tyche::poisson_binomial(theta).observe(y): y[2] = 8 is not a count 0 … 7 (theta has 7 trials)"));
+  const P half{1.5};
+  CHECK_THROWS_WITH(poisson_binomial_lpmf(data(half), theta), Catch::Contains("y[1] = 1.5 is not a non-negative integer count"));
+  const P outside{0.2, 1.2, 0.5};
+  CHECK_THROWS_WITH(poisson_binomial_lpmf(data(y), data(outside)), Catch::Contains("poisson_binomial(theta)") && Catch::Contains("1.2"));
 }

@@ -9,6 +9,8 @@
 //   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
 //                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
+//   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
+//                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
 //                            multi_normal_prec's quadratic form
 //
@@ -151,10 +153,14 @@ struct wishart_map {
                                  : si[i * k + j] * detail::symmetric_at(w, k, i, j));
     const T half = lift<T>(0.5);
     const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    T value;
     if constexpr (Inverse)
-      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+      value = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
     else
-      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+      value = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+    // ν ≤ K − 1 (a parameter ν that wandered there) is outside the family: NaN, not the finite
+    // value lgamma gives at negative non-integers.
+    out[0] = math::select(nu > lift<T>(double(k) - 1.0), value, lift<T>(NAN));
   }
 
   template <class T>
@@ -273,10 +279,8 @@ struct wishart_cholesky_map {
     T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
     for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
     const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
-    if constexpr (Inverse)
-      out[0] = c - nu * slw - weighted + nu * sls - half * q;
-    else
-      out[0] = c + nu * slw - weighted - nu * sls - half * q;
+    const T value = Inverse ? c - nu * slw - weighted + nu * sls - half * q : c + nu * slw - weighted - nu * sls - half * q;
+    out[0] = math::select(nu > lift<T>(double(k) - 1.0), value, lift<T>(NAN));  // ν ≤ K − 1: outside the family
   }
 
   template <class T>
@@ -357,6 +361,132 @@ struct inverse_spd_map {
         }
         in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
       }
+  }
+};
+
+/// What poisson_binomial_map sums: log P(Y = y), log P(Y ≤ y) or log P(Y > y).
+enum class count_event { equal, at_most, above };
+
+/// Σᵢ log P(Y = yᵢ) (Mode equal; at_most: log P(Y ≤ yᵢ), above: log P(Y > yᵢ)) for Y the number
+/// of successes in N independent trials with probabilities θ₁ … θ_N (the operand, N values): the
+/// Poisson binomial distribution. The counts y (data, viewed; checked 0 … N when made) are a
+/// payload. The log probabilities of all N + 1 counts by the recursion over trials in log space,
+///   ℓⱼ(k) = log_sum_exp(ℓⱼ₋₁(k) + log(1 − θⱼ), ℓⱼ₋₁(k − 1) + log θⱼ),   ℓ₀(0) = 0,
+/// kept (a triangle of (N + 1)(N + 2)/2 values) for the reverse pass, which runs the recursion
+/// backwards: with rₐ = e^{ℓⱼ₋₁(a) − ℓⱼ(k)}, ℓ̄ⱼ₋₁(k) += ℓ̄ⱼ(k) r_k (1 − θⱼ), ℓ̄ⱼ₋₁(k − 1) +=
+/// ℓ̄ⱼ(k) r_{k−1} θⱼ and θ̄ⱼ += ℓ̄ⱼ(k) (r_{k−1} − r_k). −∞ terms (θⱼ = 0 or 1, a count that cannot
+/// happen) are exact. Scratch: the triangle, its adjoints (two rows) and the N + 1 final values'
+/// adjoints. O(N²) each way.
+template <count_event Mode = count_event::equal>
+struct poisson_binomial_map {
+  static constexpr const char* name = "poisson_binomial";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* y = nullptr;  // the counts (null: one count, held in `one`)
+  std::size_t n_obs = 0;
+  double one = 0;
+  template <class Theta>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const poisson_binomial_map&) const = default;
+  TYCHE_HD std::size_t count(std::size_t i) const { return static_cast<std::size_t>(y != nullptr ? y[i] : one); }
+  /// f(y, n_obs) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (y != nullptr) f(y, n_obs);
+  }
+  static std::size_t triangle(std::size_t n) { return (n + 1) * (n + 2) / 2; }
+  static TYCHE_HD std::size_t at(std::size_t j, std::size_t k) { return j * (j + 1) / 2 + k; }  // ℓⱼ(k)
+  std::size_t scratch_size(std::size_t, const std::size_t* in_n) const {
+    return triangle(in_n[0]) + 3 * (in_n[0] + 1);
+  }
+  /// log(eᵃ + eᵇ), −∞ when both are.
+  template <class T>
+  static TYCHE_HD T lse(const T& a, const T& b) {
+    const T m = math::max(a, b);
+    const T lo = math::min(a, b);
+    const auto finite = m > lift<T>(-INFINITY);
+    const T safe = math::select(finite, m, lift<T>(0.0));
+    return math::select(finite, safe + math::log1p(math::exp(lo - safe)), lift<T>(-INFINITY));
+  }
+  /// eᵃ⁻ᵇ, 0 where b = −∞ (then a is too).
+  template <class T>
+  static TYCHE_HD T share(const T& a, const T& b) {
+    const auto finite = b > lift<T>(-INFINITY);
+    return math::select(finite, math::exp(a - math::select(finite, b, lift<T>(0.0))), lift<T>(0.0));
+  }
+  /// The observation's log probability from the final row ℓ_N (n + 1 values).
+  template <class T>
+  TYCHE_HD T observed(const T* last, std::size_t n, std::size_t yi) const {
+    if constexpr (Mode == count_event::equal) {
+      return last[yi];
+    } else if constexpr (Mode == count_event::at_most) {
+      T acc = last[0];
+      for (std::size_t k = 1; k <= yi; ++k) acc = lse(acc, last[k]);
+      return acc;
+    } else {
+      T acc = lift<T>(-INFINITY);
+      for (std::size_t k = yi + 1; k <= n; ++k) acc = lse(acc, last[k]);
+      return acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    const std::size_t n = in_n[0];
+    const T* theta = in[0];
+    T* l = scratch;
+    l[0] = lift<T>(0.0);
+    for (std::size_t j = 1; j <= n; ++j) {
+      const T lp = math::log(theta[j - 1]);
+      const T lq = math::log1p(-theta[j - 1]);
+      l[at(j, 0)] = l[at(j - 1, 0)] + lq;
+      for (std::size_t k = 1; k < j; ++k) l[at(j, k)] = lse(l[at(j - 1, k)] + lq, l[at(j - 1, k - 1)] + lp);
+      l[at(j, j)] = l[at(j - 1, j - 1)] + lp;
+    }
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < n_obs; ++i) acc = acc + observed(l + at(n, 0), n, count(i));
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t n = in_n[0];
+    const T* theta = in[0];
+    const T* l = scratch;
+    T* g = scratch + triangle(n);   // ℓ̄ⱼ (row j)
+    T* gp = g + (n + 1);            // ℓ̄ⱼ₋₁
+    T* fin = gp + (n + 1);          // the final row's adjoints
+    const T* last = l + at(n, 0);
+    for (std::size_t k = 0; k <= n; ++k) fin[k] = lift<T>(0.0);
+    for (std::size_t i = 0; i < n_obs; ++i) {
+      const std::size_t yi = count(i);
+      if constexpr (Mode == count_event::equal) {
+        fin[yi] = fin[yi] + adj[0];
+      } else {
+        const T total = observed(last, n, yi);
+        const std::size_t from = Mode == count_event::at_most ? 0 : yi + 1;
+        const std::size_t to = Mode == count_event::at_most ? yi : n;
+        for (std::size_t k = from; k <= to && k <= n; ++k) fin[k] = fin[k] + adj[0] * share(last[k], total);
+      }
+    }
+    for (std::size_t k = 0; k <= n; ++k) g[k] = fin[k];
+    for (std::size_t j = n; j >= 1; --j) {
+      // With rₐ = e^{ℓⱼ₋₁(a) − ℓⱼ(k)}: ℓⱼ(k) takes r_k (1 − θⱼ) + r_{k−1} θⱼ of its probability from
+      // the two counts before, and ∂ℓⱼ(k)/∂θⱼ = r_{k−1} − r_k (no division by θⱼ: exact at 0 and 1).
+      const T th = theta[j - 1];
+      const T q = lift<T>(1.0) - th;
+      for (std::size_t k = 0; k < j; ++k) gp[k] = lift<T>(0.0);
+      T bar = lift<T>(0.0);
+      for (std::size_t k = 0; k <= j; ++k) {
+        const T here = l[at(j, k)];
+        const T r_same = k < j ? share(l[at(j - 1, k)], here) : lift<T>(0.0);
+        const T r_below = k > 0 ? share(l[at(j - 1, k - 1)], here) : lift<T>(0.0);
+        if (k < j) gp[k] = gp[k] + g[k] * r_same * q;
+        if (k > 0) gp[k - 1] = gp[k - 1] + g[k] * r_below * th;
+        bar = bar + g[k] * (r_below - r_same);
+      }
+      in_adj[0][j - 1] += bar;
+      for (std::size_t k = 0; k < j; ++k) g[k] = gp[k];
+    }
   }
 };
 

@@ -50,6 +50,7 @@
 #include <tyche/distributions/pareto.hpp>
 #include <tyche/distributions/pareto_type_2.hpp>
 #include <tyche/distributions/poisson.hpp>
+#include <tyche/distributions/poisson_binomial.hpp>
 #include <tyche/distributions/poisson_log.hpp>
 #include <tyche/distributions/rayleigh.hpp>
 #include <tyche/distributions/scaled_inv_chi_square.hpp>
@@ -366,6 +367,11 @@ auto pareto_type_2_lpdf(const Y& y, const Mu& mu, const Lambda& lambda, const Al
 template <detail::operand Y, detail::operand Lambda>
 auto poisson_lpmf(const Y& y, const Lambda& lambda) {
   return detail::log_density_at(poisson(lambda), y);
+}
+/// log poisson_binomial(y | theta), summed over y (theta a vector of N probabilities).
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(poisson_binomial(theta), y);
 }
 /// log poisson_log(y | alpha), summed over y.
 template <detail::operand Y, detail::operand Alpha>
@@ -735,6 +741,15 @@ auto inv_chi_square_lcdf(const Y& y, const Nu& nu) {
 template <detail::operand Y, detail::operand Nu>
 auto inv_chi_square_lccdf(const Y& y, const Nu& nu) {
   return detail::log_cdf_at<true>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ) and Σ log P(Y > yᵢ), Y ~ poisson_binomial(theta).
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lcdf(const Y& y, const Theta& theta) {
+  return detail::log_cdf_at<false>(poisson_binomial(theta), y);
+}
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lccdf(const Y& y, const Theta& theta) {
+  return detail::log_cdf_at<true>(poisson_binomial(theta), y);
 }
 /// Σ log P(Y ≤ yᵢ), Y ~ poisson(lambda).
 template <detail::operand Y, detail::operand Lambda>
