@@ -2718,8 +2718,8 @@ struct tanh {
 //   transpose_map          Aᵀ
 //   diagonal_map           the K diagonal entries
 //   diag_post_multiply_map M diag(v)
-//   tri_low_solve_map      L⁻¹ b or L⁻ᵀ b for a lower-triangular L (Stan's mdivide_left_tri_low,
-//                          mdivide_right_tri_low)
+//   tri_low_solve_map      L⁻¹ B or L⁻ᵀ B for a lower-triangular L, by columns of B or by rows
+//                          (Stan's mdivide_left_tri_low, mdivide_right_tri_low, mdivide_left_spd)
 //   matvec_map             M v for a K × K matrix M given as an expression
 //   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
@@ -3937,15 +3937,16 @@ struct diag_post_multiply_map {
   }
 };
 
-/// x = L⁻¹ b (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
-/// x = L⁻ᵀ b (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
-/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read) and b of
-/// J·K values, J vectors of K (vector j at j·K, as matvec(M, v)), each solved. Reverse, with
-/// w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ
-/// when transposed). Scratch: w (K). O(K² J) each way.
-template <bool Transposed = false>
+/// X = L⁻¹ B (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
+/// X = L⁻ᵀ B (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
+/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read), each
+/// vector of B solved: with Columns, B is K × J row major (Stan's L \ B: its columns, at stride
+/// J); without, B is J × K row major and its rows are solved (Stan's B / L = (L⁻ᵀ Bᵀ)ᵀ for the
+/// transposed solve). Reverse, with w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower
+/// triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ when transposed). Scratch: w (K). O(K² J) each way.
+template <bool Transposed = false, bool Columns = true>
 struct tri_low_solve_map {
-  static constexpr const char* name = Transposed ? "mdivide_right_tri_low" : "mdivide_left_tri_low";
+  static constexpr const char* name = Transposed ? "tri_low_solve_transposed" : "tri_low_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
@@ -3953,37 +3954,43 @@ struct tri_low_solve_map {
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const tri_low_solve_map&) const = default;
   std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
-  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K.
+  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K, its values at stride s
+  /// (b and x; w, the scratch vector, at stride 1 is the same call with sx = 1).
   template <bool Back, class T>
-  TYCHE_HD void solve(const T* l, const T* b, T* x) const {
+  TYCHE_HD void solve(const T* l, const T* b, std::size_t sb, T* x, std::size_t sx) const {
     if constexpr (!Back) {
       for (std::size_t i = 0; i < k; ++i) {
-        T acc = b[i];
-        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p];
-        x[i] = acc / l[i * k + i];
+        T acc = b[i * sb];
+        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p * sx];
+        x[i * sx] = acc / l[i * k + i];
       }
     } else {
       for (std::size_t i = k; i-- > 0;) {
-        T acc = b[i];
-        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p];
-        x[i] = acc / l[i * k + i];
+        T acc = b[i * sb];
+        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p * sx];
+        x[i * sx] = acc / l[i * k + i];
       }
     }
   }
+  /// Vector j of J: its first value and the stride between its values.
+  TYCHE_HD std::size_t first(std::size_t j) const { return Columns ? j : j * k; }
+  TYCHE_HD std::size_t stride(std::size_t m) const { return Columns ? m / k : 1; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T*) const {
-    for (std::size_t j = 0; j * k < m; ++j) solve<Transposed>(in[0], in[1] + j * k, out + j * k);
+    const std::size_t s = stride(m);
+    for (std::size_t j = 0; j < m / k; ++j) solve<Transposed>(in[0], in[1] + first(j), s, out + first(j), s);
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj, T* w) const {
     const T* l = in[0];
-    for (std::size_t j = 0; j * k < m; ++j) {
-      const T* x = out + j * k;
-      solve<!Transposed>(l, adj + j * k, w);
+    const std::size_t s = stride(m);
+    for (std::size_t j = 0; j < m / k; ++j) {
+      const T* x = out + first(j);
+      solve<!Transposed>(l, adj + first(j), s, w, 1);
       for (std::size_t i = 0; i < k; ++i) {
-        in_adj[1][j * k + i] += w[i];
-        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i] * w[p] : w[i] * x[p]);
+        in_adj[1][first(j) + i * s] += w[i];
+        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i * s] * w[p] : w[i] * x[p * s]);
       }
     }
   }
@@ -9791,6 +9798,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 //   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
 //                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
+//   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
+//                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
 //                            multi_normal_prec's quadratic form
 //
@@ -9926,10 +9935,14 @@ struct wishart_map {
                                  : si[i * k + j] * detail::symmetric_at(w, k, i, j));
     const T half = lift<T>(0.5);
     const T common = -half * nu * lift<T>(double(k) * 0.69314718055994530942) - log_multi_gamma_half(nu) - half * trace;
+    T value;
     if constexpr (Inverse)
-      out[0] = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
+      value = common + half * nu * log_det_s - half * (nu + lift<T>(double(k) + 1.0)) * log_det_w;
     else
-      out[0] = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+      value = common + half * (nu - lift<T>(double(k) + 1.0)) * log_det_w - half * nu * log_det_s;
+    // ν ≤ K − 1 (a parameter ν that wandered there) is outside the family: NaN, not the finite
+    // value lgamma gives at negative non-integers.
+    out[0] = math::select(nu > lift<T>(double(k) - 1.0), value, lift<T>(NAN));
   }
 
   template <class T>
@@ -10048,10 +10061,8 @@ struct wishart_cholesky_map {
     T lmg = lift<T>(0.25 * double(k) * (double(k) - 1.0) * 1.14472988584940017414);  // log Γ_K(ν/2)
     for (std::size_t j = 0; j < k; ++j) lmg = lmg + math::lgamma(half * nu - lift<T>(0.5 * double(j)));
     const T c = lift<T>(double(k) * 0.69314718055994530942) - half * nu * lift<T>(double(k) * 0.69314718055994530942) - lmg;
-    if constexpr (Inverse)
-      out[0] = c - nu * slw - weighted + nu * sls - half * q;
-    else
-      out[0] = c + nu * slw - weighted - nu * sls - half * q;
+    const T value = Inverse ? c - nu * slw - weighted + nu * sls - half * q : c + nu * slw - weighted - nu * sls - half * q;
+    out[0] = math::select(nu > lift<T>(double(k) - 1.0), value, lift<T>(NAN));  // ν ≤ K − 1: outside the family
   }
 
   template <class T>
@@ -10132,6 +10143,132 @@ struct inverse_spd_map {
         }
         in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
       }
+  }
+};
+
+/// What poisson_binomial_map sums: log P(Y = y), log P(Y ≤ y) or log P(Y > y).
+enum class count_event { equal, at_most, above };
+
+/// Σᵢ log P(Y = yᵢ) (Mode equal; at_most: log P(Y ≤ yᵢ), above: log P(Y > yᵢ)) for Y the number
+/// of successes in N independent trials with probabilities θ₁ … θ_N (the operand, N values): the
+/// Poisson binomial distribution. The counts y (data, viewed; checked 0 … N when made) are a
+/// payload. The log probabilities of all N + 1 counts by the recursion over trials in log space,
+///   ℓⱼ(k) = log_sum_exp(ℓⱼ₋₁(k) + log(1 − θⱼ), ℓⱼ₋₁(k − 1) + log θⱼ),   ℓ₀(0) = 0,
+/// kept (a triangle of (N + 1)(N + 2)/2 values) for the reverse pass, which runs the recursion
+/// backwards: with rₐ = e^{ℓⱼ₋₁(a) − ℓⱼ(k)}, ℓ̄ⱼ₋₁(k) += ℓ̄ⱼ(k) r_k (1 − θⱼ), ℓ̄ⱼ₋₁(k − 1) +=
+/// ℓ̄ⱼ(k) r_{k−1} θⱼ and θ̄ⱼ += ℓ̄ⱼ(k) (r_{k−1} − r_k). −∞ terms (θⱼ = 0 or 1, a count that cannot
+/// happen) are exact. Scratch: the triangle, its adjoints (two rows) and the N + 1 final values'
+/// adjoints. O(N²) each way.
+template <count_event Mode = count_event::equal>
+struct poisson_binomial_map {
+  static constexpr const char* name = "poisson_binomial";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = true;
+  const double* y = nullptr;  // the counts (null: one count, held in `one`)
+  std::size_t n_obs = 0;
+  double one = 0;
+  template <class Theta>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const poisson_binomial_map&) const = default;
+  TYCHE_HD std::size_t count(std::size_t i) const { return static_cast<std::size_t>(y != nullptr ? y[i] : one); }
+  /// f(y, n_obs) (compile/relocate.hpp).
+  template <class F>
+  void for_each_data_buffer(std::size_t, F&& f) {
+    if (y != nullptr) f(y, n_obs);
+  }
+  static std::size_t triangle(std::size_t n) { return (n + 1) * (n + 2) / 2; }
+  static TYCHE_HD std::size_t at(std::size_t j, std::size_t k) { return j * (j + 1) / 2 + k; }  // ℓⱼ(k)
+  std::size_t scratch_size(std::size_t, const std::size_t* in_n) const {
+    return triangle(in_n[0]) + 3 * (in_n[0] + 1);
+  }
+  /// log(eᵃ + eᵇ), −∞ when both are.
+  template <class T>
+  static TYCHE_HD T lse(const T& a, const T& b) {
+    const T m = math::max(a, b);
+    const T lo = math::min(a, b);
+    const auto finite = m > lift<T>(-INFINITY);
+    const T safe = math::select(finite, m, lift<T>(0.0));
+    return math::select(finite, safe + math::log1p(math::exp(lo - safe)), lift<T>(-INFINITY));
+  }
+  /// eᵃ⁻ᵇ, 0 where b = −∞ (then a is too).
+  template <class T>
+  static TYCHE_HD T share(const T& a, const T& b) {
+    const auto finite = b > lift<T>(-INFINITY);
+    return math::select(finite, math::exp(a - math::select(finite, b, lift<T>(0.0))), lift<T>(0.0));
+  }
+  /// The observation's log probability from the final row ℓ_N (n + 1 values).
+  template <class T>
+  TYCHE_HD T observed(const T* last, std::size_t n, std::size_t yi) const {
+    if constexpr (Mode == count_event::equal) {
+      return last[yi];
+    } else if constexpr (Mode == count_event::at_most) {
+      T acc = last[0];
+      for (std::size_t k = 1; k <= yi; ++k) acc = lse(acc, last[k]);
+      return acc;
+    } else {
+      T acc = lift<T>(-INFINITY);
+      for (std::size_t k = yi + 1; k <= n; ++k) acc = lse(acc, last[k]);
+      return acc;
+    }
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n, T* scratch) const {
+    const std::size_t n = in_n[0];
+    const T* theta = in[0];
+    T* l = scratch;
+    l[0] = lift<T>(0.0);
+    for (std::size_t j = 1; j <= n; ++j) {
+      const T lp = math::log(theta[j - 1]);
+      const T lq = math::log1p(-theta[j - 1]);
+      l[at(j, 0)] = l[at(j - 1, 0)] + lq;
+      for (std::size_t k = 1; k < j; ++k) l[at(j, k)] = lse(l[at(j - 1, k)] + lq, l[at(j - 1, k - 1)] + lp);
+      l[at(j, j)] = l[at(j - 1, j - 1)] + lp;
+    }
+    T acc = lift<T>(0.0);
+    for (std::size_t i = 0; i < n_obs; ++i) acc = acc + observed(l + at(n, 0), n, count(i));
+    out[0] = acc;
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t* in_n,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t n = in_n[0];
+    const T* theta = in[0];
+    const T* l = scratch;
+    T* g = scratch + triangle(n);   // ℓ̄ⱼ (row j)
+    T* gp = g + (n + 1);            // ℓ̄ⱼ₋₁
+    T* fin = gp + (n + 1);          // the final row's adjoints
+    const T* last = l + at(n, 0);
+    for (std::size_t k = 0; k <= n; ++k) fin[k] = lift<T>(0.0);
+    for (std::size_t i = 0; i < n_obs; ++i) {
+      const std::size_t yi = count(i);
+      if constexpr (Mode == count_event::equal) {
+        fin[yi] = fin[yi] + adj[0];
+      } else {
+        const T total = observed(last, n, yi);
+        const std::size_t from = Mode == count_event::at_most ? 0 : yi + 1;
+        const std::size_t to = Mode == count_event::at_most ? yi : n;
+        for (std::size_t k = from; k <= to && k <= n; ++k) fin[k] = fin[k] + adj[0] * share(last[k], total);
+      }
+    }
+    for (std::size_t k = 0; k <= n; ++k) g[k] = fin[k];
+    for (std::size_t j = n; j >= 1; --j) {
+      // With rₐ = e^{ℓⱼ₋₁(a) − ℓⱼ(k)}: ℓⱼ(k) takes r_k (1 − θⱼ) + r_{k−1} θⱼ of its probability from
+      // the two counts before, and ∂ℓⱼ(k)/∂θⱼ = r_{k−1} − r_k (no division by θⱼ: exact at 0 and 1).
+      const T th = theta[j - 1];
+      const T q = lift<T>(1.0) - th;
+      for (std::size_t k = 0; k < j; ++k) gp[k] = lift<T>(0.0);
+      T bar = lift<T>(0.0);
+      for (std::size_t k = 0; k <= j; ++k) {
+        const T here = l[at(j, k)];
+        const T r_same = k < j ? share(l[at(j - 1, k)], here) : lift<T>(0.0);
+        const T r_below = k > 0 ? share(l[at(j - 1, k - 1)], here) : lift<T>(0.0);
+        if (k < j) gp[k] = gp[k] + g[k] * r_same * q;
+        if (k > 0) gp[k - 1] = gp[k - 1] + g[k] * r_below * th;
+        bar = bar + g[k] * (r_below - r_same);
+      }
+      in_adj[0][j - 1] += bar;
+      for (std::size_t k = 0; k < j; ++k) g[k] = gp[k];
+    }
   }
 };
 
@@ -10295,6 +10432,7 @@ inline std::string first_names(const std::vector<std::string>& names, std::size_
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tyche {
 
@@ -10647,19 +10785,65 @@ auto cholesky_decompose(const C& c) {
 }
 
 namespace detail {
-/// A matrix argument as a vector node of its entries: a data matrix (checked finite) becomes the
-/// data vector of its rows × cols values.
+/// A matrix argument as a vector node of its entries: a data matrix (checked finite, and square
+/// unless rows is given: then it must have that many rows) becomes the data vector of its rows ×
+/// cols values.
 template <class M>
-auto matrix_entries(const M& m, const char* fn, const char* arg) {
+auto matrix_entries(const M& m, const char* fn, const char* arg, std::size_t rows = 0) {
   using N = node_t<M>;
   if constexpr (is_data_matrix_v<N>) {
     const N n = as_node(m);
     check_matrix_finite(n, fn, arg);
+    if (rows == 0 ? n.rows != n.cols : n.rows != rows)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' is " + std::to_string(n.rows) + " x " +
+                                  std::to_string(n.cols) + " but must be " +
+                                  (rows == 0 ? std::string("square") : std::to_string(rows) + " x J"));
     return data_vector<>{{}, n.ptr, n.rows * n.cols};
   } else {
     static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, K, K)) or a vector "
                                   "expression of the K*K entries of a square matrix (row major)");
     return as_node(m);
+  }
+}
+/// The values of a node when they are data (a data vector), else null.
+template <class N>
+const double* data_values(const N& n) {
+  if constexpr (kind_of<N> == node_kind::data_vector) return n.ptr;
+  else return nullptr;
+}
+/// A data triangular factor: its diagonal non-zero (the upper triangle is not read).
+inline void check_triangular_data(const double* l, std::size_t k, const char* fn, const char* arg) {
+  if (l == nullptr) return;
+  for (std::size_t i = 0; i < k; ++i)
+    if (!(l[i * k + i] != 0.0))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + "[" + std::to_string(i + 1) + ", " +
+                                  std::to_string(i + 1) + "] = " + format_number(l[i * k + i]) +
+                                  ": a triangular matrix to solve with needs a non-zero diagonal");
+}
+/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
+/// naming the entry.
+inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  std::vector<double> l(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
+        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
+                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+    for (std::size_t j = 0; j <= i; ++j) {
+      double v = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) v -= l[i * k + p] * l[j * k + p];
+      if (i == j) {
+        if (!(v > 0))
+          throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not positive definite (pivot " +
+                                      std::to_string(i + 1) + " is " + format_number(v) + ")");
+        l[i * k + i] = std::sqrt(v);
+      } else {
+        l[i * k + j] = v / l[j * k + j];
+      }
+    }
   }
 }
 }  // namespace detail
@@ -10670,8 +10854,8 @@ auto matrix_entries(const M& m, const char* fn, const char* arg) {
 template <expression A, expression B>
 auto matmul(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
-  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B");
   const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B", k);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
@@ -10723,10 +10907,20 @@ auto quad_form_diag(const M& m, const V& v) {
 }
 
 /// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v)
-/// with a vector. For a K × J matrix B, Bᵀ A B is matmul(transpose(B), matmul(A, B)) (B square).
+/// with a vector. For a K × K matrix B, Stan's quad_form(A, B) = Bᵀ A B is
+/// matmul(transpose(B), matmul(A, B)).
 template <expression A, expression V>
 auto quad_form(const A& a, const V& v) {
-  return dot(v, matmul(a, v));
+  const auto na = detail::matrix_entries(a, "quad_form(A, v)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "quad_form(A, v)", "A");
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NV>, "tyche::quad_form(A, v) requires 'v' to be a vector expression of K values");
+  const NV nv = detail::as_node(v);
+  if (nv.size() != k)
+    throw std::invalid_argument("tyche::quad_form(A, v): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'v' has size " + std::to_string(nv.size()) +
+                                " (a vector of K; for a matrix B, B' A B is matmul(transpose(B), matmul(A, B)))");
+  return dot(nv, matmul(na, nv));
 }
 
 /// A Aᵀ and Aᵀ A of a K × K matrix (Stan's tcrossprod, crossprod).
@@ -10742,58 +10936,65 @@ auto crossprod(const A& a) {
 }
 
 namespace detail {
-template <bool Transposed, class L, class B>
+template <bool Transposed, bool Columns, class L, class B>
 auto tri_low_solve(const L& l, const B& b, const char* fn) {
   const auto nl = matrix_entries(l, fn, "L");
-  using NB = node_t<B>;
-  static_assert(is_vector_v<NB>, "tyche::mdivide_left_tri_low(L, b) / mdivide_right_tri_low(b, L): 'b' must be a "
-                                 "vector expression of K values (or J*K: J vectors of K)");
-  const NB nb = as_node(b);
   const std::size_t k = matrix_order(nl.size(), fn, "L");
+  check_triangular_data(data_values(nl), k, fn, "L");
+  const auto nb = matrix_entries(b, fn, "B", Columns ? k : 0);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'b' has size " + std::to_string(nb.size()) +
-                                " (K values, or J*K: J vectors of K)");
-  return make_vector_op(ops::tri_low_solve_map<Transposed>{k}, nb.size(), nl, nb);
+                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) + " values (" +
+                                (Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major") + ")");
+  return make_vector_op(ops::tri_low_solve_map<Transposed, Columns>{k}, nb.size(), nl, nb);
 }
 }  // namespace detail
 
-/// L⁻¹ b for a lower-triangular K × K matrix L (the part above the diagonal is not read) and b
-/// of K values, or J·K (J vectors of K, each solved: Stan's L \ B for a K × J matrix B, as
-/// matvec(M, v) lays it out): Stan's mdivide_left_tri_low(L, b), by forward substitution.
+/// L⁻¹ B for a lower-triangular K × K matrix L (the part above the diagonal is not read; data L
+/// is checked for a zero diagonal) and B a vector of K values or a K × J matrix row major (K·J
+/// values, as matmul's B): Stan's mdivide_left_tri_low(L, B), each column by forward substitution.
 template <expression L, expression B>
 auto mdivide_left_tri_low(const L& l, const B& b) {
-  return detail::tri_low_solve<false>(l, b, "mdivide_left_tri_low(L, b)");
+  return detail::tri_low_solve<false, true>(l, b, "mdivide_left_tri_low(L, B)");
 }
-/// b L⁻¹ for a row vector b of K values (J·K: J rows) and a lower-triangular L: Stan's
-/// mdivide_right_tri_low(b, L), the values of L⁻ᵀ bᵀ, by back substitution.
+/// B L⁻¹ for B a row vector of K values or a J × K matrix row major and a lower-triangular L:
+/// Stan's mdivide_right_tri_low(B, L), each row as L⁻ᵀ bᵀ by back substitution.
 template <expression B, expression L>
 auto mdivide_right_tri_low(const B& b, const L& l) {
-  return detail::tri_low_solve<true>(l, b, "mdivide_right_tri_low(b, L)");
+  return detail::tri_low_solve<true, false>(l, b, "mdivide_right_tri_low(B, L)");
 }
-/// A⁻¹ b for a symmetric positive-definite K × K matrix A (lower triangle read) and b of K values
-/// (or J·K): Stan's mdivide_left_spd(A, b), as L⁻ᵀ(L⁻¹ b) with L the Cholesky factor of A.
+/// A⁻¹ B for a symmetric positive-definite K × K matrix A (lower triangle read; data A is checked
+/// symmetric and positive definite) and B of K values or K × J row major: Stan's
+/// mdivide_left_spd(A, B), as L⁻ᵀ(L⁻¹ B) with L the Cholesky factor of A.
 template <expression A, expression B>
 auto mdivide_left_spd(const A& a, const B& b) {
-  const auto l = cholesky_decompose(detail::matrix_entries(a, "mdivide_left_spd(A, b)", "A"));
-  return detail::tri_low_solve<true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, b)");
+  const auto na = detail::matrix_entries(a, "mdivide_left_spd(A, B)", "A");
+  detail::check_spd_data(detail::data_values(na), detail::matrix_order(na.size(), "mdivide_left_spd(A, B)", "A"),
+                         "mdivide_left_spd(A, B)", "A");
+  const auto l = cholesky_decompose(na);
+  return detail::tri_low_solve<true, true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, B)");
 }
 
 /// A⁻¹ of a symmetric positive-definite K × K matrix (lower triangle read; all K² entries of
-/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point).
+/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point);
+/// data A is checked symmetric and positive definite.
 template <expression A>
 auto inverse_spd(const A& a) {
   const auto na = detail::matrix_entries(a, "inverse_spd(A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "inverse_spd(A)", "A");
+  detail::check_spd_data(detail::data_values(na), k, "inverse_spd(A)", "A");
   return make_vector_op(ops::inverse_spd_map{k}, na.size(), na);
 }
 
 /// log det A of a symmetric positive-definite K × K matrix (lower triangle read): Stan's
 /// log_determinant_spd, 2 Σᵢ log Lᵢᵢ with L the Cholesky factor. NaN where A is not positive
-/// definite.
+/// definite; data A is checked symmetric and positive definite.
 template <expression A>
 auto log_determinant_spd(const A& a) {
-  const auto l = cholesky_decompose(detail::matrix_entries(a, "log_determinant_spd(A)", "A"));
+  const auto na = detail::matrix_entries(a, "log_determinant_spd(A)", "A");
+  detail::check_spd_data(detail::data_values(na), detail::matrix_order(na.size(), "log_determinant_spd(A)", "A"),
+                         "log_determinant_spd(A)", "A");
+  const auto l = cholesky_decompose(na);
   return 2.0 * sum(log(assume_positive(diagonal(l))));
 }
 
@@ -10891,8 +11092,9 @@ inline data_sparse_matrix checked_sparse(std::size_t rows, std::size_t cols, std
   for (std::size_t k = 0; k < c.size(); ++k)
     if (static_cast<long>(c[k]) < b || static_cast<long>(c[k]) - b >= static_cast<long>(cols))
       throw std::out_of_range(who + c_name + "[" + std::to_string(k + base) + "] = " + std::to_string(c[k]) +
-                              " is outside " + std::to_string(base) + " … " + std::to_string(cols - 1 + base) +
-                              " (the matrix has " + std::to_string(cols) + " columns)");
+                              (cols == 0 ? std::string(": the matrix has no columns")
+                                         : " is outside " + std::to_string(base) + " … " + std::to_string(cols - 1 + base) +
+                                               " (the matrix has " + std::to_string(cols) + " columns)"));
   for (std::size_t k = 0; k < w.size(); ++k)
     if (!std::isfinite(w[k]))
       throw std::invalid_argument(who + "w[" + std::to_string(k + base) + "] = " + format_number(w[k]) +
@@ -10902,9 +11104,11 @@ inline data_sparse_matrix checked_sparse(std::size_t rows, std::size_t cols, std
 
 /// True for a view (a span) or an lvalue that outlives the call; a temporary container would dangle.
 template <class R>
-inline constexpr bool viewable_v = std::is_lvalue_reference_v<R> ||
-                                   std::is_same_v<std::remove_cvref_t<R>, std::span<const double>> ||
-                                   std::is_same_v<std::remove_cvref_t<R>, std::span<const int>>;
+inline constexpr bool is_span_v = false;
+template <class E, std::size_t N>
+inline constexpr bool is_span_v<std::span<E, N>> = true;
+template <class R>
+inline constexpr bool viewable_v = std::is_lvalue_reference_v<R> || is_span_v<std::remove_cvref_t<R>>;
 }  // namespace detail
 
 namespace detail {
@@ -10943,7 +11147,7 @@ inline data_sparse_matrix sparse_matrix(const csr_matrix& s, const char* name = 
 }
 /// A temporary csr_matrix would dangle: one message that says so.
 template <class S>
-  requires std::is_same_v<S, csr_matrix>
+  requires std::is_same_v<std::remove_const_t<S>, csr_matrix>  // an rvalue (S not a reference), const or not
 data_sparse_matrix sparse_matrix(S&& s, const char* name = nullptr) {
   static_assert(sizeof(S) == 0,
                 "tyche::sparse_matrix(csr): csr is a temporary (csr_extract(...) or csr_from_triplets(...) "
@@ -24145,6 +24349,103 @@ TYCHE_OBSERVED_ONLY_FAMILY(poisson)
 
 }  // namespace tyche
 // ----- end tyche/distributions/poisson.hpp -----
+// ----- begin tyche/distributions/poisson_binomial.hpp -----
+// tyche/distributions/poisson_binomial.hpp — poisson_binomial(theta), for observations only.
+//   P(Y = y | θ) = Σ_{A ⊆ {1..N}, |A| = y} Π_{j∈A} θⱼ Π_{j∉A} (1 − θⱼ),   y ∈ {0, …, N},
+// the number of successes in N independent trials with probabilities θ₁ … θ_N (Stan's
+// poisson_binomial; binomial(N, p) when every θⱼ = p). θ is one vector of N values in [0, 1]
+// (parameters, e.g. `inv_logit(alpha + matvec(X, beta))` for trials with covariates, or data),
+// shared by every observation; the log probabilities of all N + 1 counts come from the
+// recursion over trials in log space (autodiff/multivariate_ops.hpp, poisson_binomial_map), once
+// per evaluation whatever the number of observations, O(N²) with its gradient. The data must be
+// integer counts 0 … N: observe throws "... y[i] = v is not a count 0 … N" otherwise.
+// poisson_binomial_lpmf(y, theta), poisson_binomial_lcdf (Σ log P(Y ≤ yᵢ)) and
+// poisson_binomial_lccdf (Σ log P(Y > yᵢ)) are the same recursion. Draws: the sum of N Bernoulli
+// draws.
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+/// The counts y (data or one number) checked against 0 … N; then the op's node.
+template <ops::count_event Mode, class Theta, class Y>
+auto poisson_binomial_term(const Theta& theta, const Y& y) {
+  static_assert(is_vector_v<Theta>, "tyche::poisson_binomial(theta): theta must be a vector of N probabilities");
+  static_assert(kind_of<Y> == node_kind::data_vector || kind_of<Y> == node_kind::constant,
+                "tyche::poisson_binomial(theta): only data can be observed (y must be data)");
+  const std::size_t n = theta.size();
+  auto check = [&](double c, std::size_t i) {
+    if (!(c >= 0 && c <= double(n) && c == std::floor(c)))
+      throw std::invalid_argument("tyche::poisson_binomial(theta).observe(y): y[" + std::to_string(i + 1) +
+                                  "] = " + tyche::detail::format_number(c) + " is not a count 0 … " +
+                                  std::to_string(n) + " (theta has " + std::to_string(n) + " trials)");
+  };
+  if constexpr (kind_of<Y> == node_kind::data_vector) {
+    for (std::size_t i = 0; i < y.size(); ++i) check(y.ptr[i], i);
+    return at(make_vector_op(ops::poisson_binomial_map<Mode>{y.ptr, y.size()}, 1, theta), 0);
+  } else {
+    check(y.value, 0);
+    return at(make_vector_op(ops::poisson_binomial_map<Mode>{nullptr, 1, y.value}, 1, theta), 0);  // held by value
+  }
+}
+}  // namespace detail
+
+template <class Theta>
+struct poisson_binomial_distribution : distribution<poisson_binomial_distribution<Theta>> {
+  static constexpr const char* family = "poisson_binomial";
+  Theta theta;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::poisson_binomial_term<ops::count_event::equal>(theta, detail::as_node(y));
+  }
+  template <class X>
+  auto log_cdf(const X& y) const {
+    return detail::poisson_binomial_term<ops::count_event::at_most>(theta, detail::as_node(y));
+  }
+  template <class X>
+  auto log_ccdf(const X& y) const {
+    return detail::poisson_binomial_term<ops::count_event::above>(theta, detail::as_node(y));
+  }
+  auto arguments() const { return std::tuple{theta}; }
+  auto check_supports() const {
+    static_assert(argument_support_t<Theta, domains::probability>::ok,
+                  "tyche::poisson_binomial(theta): theta must be in [0, 1], but its support (spelled out in "
+                  "tyche::support_is<...> in this diagnostic) is not inside [0, 1]" TYCHE_SUPPORT_HINT);
+    detail::check_argument<domains::probability>("poisson_binomial(theta)", "theta", theta);
+  }
+  /// The argument is one whole vector (model.hpp draws with draw_all).
+  static constexpr bool whole_arguments = true;
+  template <class G>
+  static std::vector<double> draw_all(G& rng, std::size_t n, const std::vector<double>& theta) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<double> out(n);
+    for (auto& o : out) {
+      double count = 0;
+      for (double p : theta) count += u(rng) < p ? 1.0 : 0.0;
+      o = count;
+    }
+    return out;
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution poisson_binomial(theta), to observe counts of successes in N trials with
+/// probabilities theta (a vector of N): `poisson_binomial(theta).observe(data(y))`.
+template <detail::operand Theta>
+auto poisson_binomial(const Theta& theta) {
+  return detail::make_distribution<poisson_binomial_distribution>(theta);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(poisson_binomial)
+
+}  // namespace tyche
+// ----- end tyche/distributions/poisson_binomial.hpp -----
 // ----- begin tyche/distributions/rayleigh.hpp -----
 // tyche/distributions/rayleigh.hpp — rayleigh(sigma): the distance from the origin of a
 // bivariate normal point with independent N(0, σ²) coordinates (as in Stan).
@@ -25719,6 +26020,11 @@ template <detail::operand Y, detail::operand Lambda>
 auto poisson_lpmf(const Y& y, const Lambda& lambda) {
   return detail::log_density_at(poisson(lambda), y);
 }
+/// log poisson_binomial(y | theta), summed over y (theta a vector of N probabilities).
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lpmf(const Y& y, const Theta& theta) {
+  return detail::log_density_at(poisson_binomial(theta), y);
+}
 /// log poisson_log(y | alpha), summed over y.
 template <detail::operand Y, detail::operand Alpha>
 auto poisson_log_lpmf(const Y& y, const Alpha& alpha) {
@@ -26087,6 +26393,15 @@ auto inv_chi_square_lcdf(const Y& y, const Nu& nu) {
 template <detail::operand Y, detail::operand Nu>
 auto inv_chi_square_lccdf(const Y& y, const Nu& nu) {
   return detail::log_cdf_at<true>(inv_chi_square(nu), y);
+}
+/// Σ log P(Y ≤ yᵢ) and Σ log P(Y > yᵢ), Y ~ poisson_binomial(theta).
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lcdf(const Y& y, const Theta& theta) {
+  return detail::log_cdf_at<false>(poisson_binomial(theta), y);
+}
+template <detail::operand Y, detail::operand Theta>
+auto poisson_binomial_lccdf(const Y& y, const Theta& theta) {
+  return detail::log_cdf_at<true>(poisson_binomial(theta), y);
 }
 /// Σ log P(Y ≤ yᵢ), Y ~ poisson(lambda).
 template <detail::operand Y, detail::operand Lambda>

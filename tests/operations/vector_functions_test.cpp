@@ -933,6 +933,7 @@ TEST_CASE("linear algebra of square matrices: mdivide_left_tri_low, mdivide_righ
   const vec w6{1.0, -0.5, 0.25, 2.0, -1.0, 0.5};
   const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
   const auto f = compile(dot(data(w6), mdivide_left_tri_low(l, b)) + dot(data(w3), mdivide_right_tri_low(head<3>(b), l)) +
+                             dot(data(w6), mdivide_right_tri_low(b * b, l)) +
                              dot(data(w6), mdivide_left_spd(c, exp(b))) + dot(data(w9), inverse_spd(c)) +
                              log_determinant_spd(c) + 0.5 * log_determinant_spd(matmul(l, transpose(l))),
                          u, b);
@@ -949,13 +950,20 @@ TEST_CASE("linear algebra of square matrices: mdivide_left_tri_low, mdivide_righ
     mat cm = mul_ref(lm, transpose_ref(lm, K), K);
     for (std::size_t i = 0; i < K; ++i) cm[i * K + i] += 1.0;
     double r = 0;
-    for (std::size_t j = 0; j < 2; ++j) {
-      const vec x = solve_ref(lm, slice(bb, j * K, K), K);
-      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * x[i];
-      vec eb = slice(bb, j * K, K);
-      for (double& e : eb) e = std::exp(e);
-      const vec y = solve_ref(cm, eb, K);
-      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * y[i];
+    for (std::size_t j = 0; j < 2; ++j) {  // B = b as a 3 x 2 matrix, row major: column j at stride 2
+      vec col(K), ecol(K);
+      for (std::size_t i = 0; i < K; ++i) {
+        col[i] = bb[i * 2 + j];
+        ecol[i] = std::exp(col[i]);
+      }
+      const vec x = solve_ref(lm, col, K);
+      const vec y = solve_ref(cm, ecol, K);
+      for (std::size_t i = 0; i < K; ++i) r += w6[i * 2 + j] * (x[i] + y[i]);
+      // (b * b) as a 2 x 3 matrix, row major: row j solved as L⁻ᵀ rowᵀ.
+      vec row = slice(bb, j * K, K);
+      for (double& e : row) e *= e;
+      const vec z = solve_ref(transpose_ref(lm, K), row, K);
+      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * z[i];
     }
     r += dot_ref(w3, solve_ref(transpose_ref(lm, K), slice(bb, 0, K), K));  // b L⁻¹ = (L⁻ᵀ bᵀ)ᵀ
     for (std::size_t j = 0; j < K; ++j) {
@@ -976,5 +984,21 @@ TEST_CASE("linear algebra of square matrices: mdivide_left_tri_low, mdivide_righ
                          u);
   CHECK(std::isnan(g.value(vec(6, 0.0))));
   vector_param<"q", 4> q;
-  CHECK_THROWS_WITH(mdivide_left_tri_low(l, q), Contains("tyche::mdivide_left_tri_low(L, b): 'L' is 3 x 3 but 'b' has size 4"));
+  CHECK_THROWS_WITH(mdivide_left_tri_low(l, q),
+                    Contains("tyche::mdivide_left_tri_low(L, B): 'L' is 3 x 3 but 'B' has 4 values (K*J: a K x J matrix, row major)"));
+  // Data arguments are checked: shapes, a zero on a triangular factor's diagonal, an A that is
+  // not symmetric or not positive definite; quad_form takes a vector of K.
+  const vec zero_diag{1.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.2, 0.1, 2.0};
+  CHECK_THROWS_WITH(mdivide_left_tri_low(data(zero_diag), b),
+                    Contains("tyche::mdivide_left_tri_low(L, B): L[2, 2] = 0: a triangular matrix to solve with needs a non-zero diagonal"));
+  const vec not_sym{2.0, 0.5, 0.0, 0.4, 2.0, 0.0, 0.0, 0.0, 2.0};
+  CHECK_THROWS_WITH(inverse_spd(matrix(not_sym, K, K)), Contains("tyche::inverse_spd(A): A is not symmetric: A[2, 1] = 0.4 but A[1, 2] = 0.5"));
+  const vec not_pd{1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+  CHECK_THROWS_WITH(log_determinant_spd(data(not_pd)) + at(b, 0), Contains("tyche::log_determinant_spd(A): A is not positive definite (pivot 2 is -3)"));
+  CHECK_THROWS_WITH(mdivide_left_spd(matrix(not_pd, K, K), b), Contains("A is not positive definite"));
+  const vec wide(16, 1.0);
+  CHECK_THROWS_WITH(matmul(matrix(wide, 2, 8), q), Contains("tyche::matmul(A, B): 'A' is 2 x 8 but must be square"));
+  CHECK_THROWS_WITH(matmul(l, matrix(w6, 2, 3)), Contains("tyche::matmul(A, B): 'B' is 2 x 3 but must be 3 x J"));
+  vector_param<"m9", 9> m9;
+  CHECK_THROWS_WITH(quad_form(l, m9), Contains("tyche::quad_form(A, v): 'A' is 3 x 3 but 'v' has size 9"));
 }

@@ -20,8 +20,8 @@
 //   transpose_map          Aᵀ
 //   diagonal_map           the K diagonal entries
 //   diag_post_multiply_map M diag(v)
-//   tri_low_solve_map      L⁻¹ b or L⁻ᵀ b for a lower-triangular L (Stan's mdivide_left_tri_low,
-//                          mdivide_right_tri_low)
+//   tri_low_solve_map      L⁻¹ B or L⁻ᵀ B for a lower-triangular L, by columns of B or by rows
+//                          (Stan's mdivide_left_tri_low, mdivide_right_tri_low, mdivide_left_spd)
 //   matvec_map             M v for a K × K matrix M given as an expression
 //   rows_dot_product_map   the dot products of the rows (or columns) of two matrices
 //
@@ -412,15 +412,16 @@ struct diag_post_multiply_map {
   }
 };
 
-/// x = L⁻¹ b (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
-/// x = L⁻ᵀ b (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
-/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read) and b of
-/// J·K values, J vectors of K (vector j at j·K, as matvec(M, v)), each solved. Reverse, with
-/// w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ
-/// when transposed). Scratch: w (K). O(K² J) each way.
-template <bool Transposed = false>
+/// X = L⁻¹ B (Transposed = false: forward substitution, xᵢ = (bᵢ − Σ_{p<i} Lᵢₚ xₚ)/Lᵢᵢ) or
+/// X = L⁻ᵀ B (Transposed = true: back substitution, xᵢ = (bᵢ − Σ_{p>i} Lₚᵢ xₚ)/Lᵢᵢ) for a
+/// lower-triangular K × K matrix L (K² values; the part above the diagonal is not read), each
+/// vector of B solved: with Columns, B is K × J row major (Stan's L \ B: its columns, at stride
+/// J); without, B is J × K row major and its rows are solved (Stan's B / L = (L⁻ᵀ Bᵀ)ᵀ for the
+/// transposed solve). Reverse, with w = L⁻ᵀ x̄ (L⁻¹ x̄ when transposed): b̄ += w, and on L's lower
+/// triangle L̄ᵢₚ −= wᵢ xₚ (xᵢ wₚ when transposed). Scratch: w (K). O(K² J) each way.
+template <bool Transposed = false, bool Columns = true>
 struct tri_low_solve_map {
-  static constexpr const char* name = Transposed ? "mdivide_right_tri_low" : "mdivide_left_tri_low";
+  static constexpr const char* name = Transposed ? "tri_low_solve_transposed" : "tri_low_solve";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
@@ -428,37 +429,43 @@ struct tri_low_solve_map {
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const tri_low_solve_map&) const = default;
   std::size_t scratch_size(std::size_t, const std::size_t*) const { return k; }
-  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K.
+  /// x = L⁻¹ b (Back = false) or L⁻ᵀ b (Back = true) of one vector of K, its values at stride s
+  /// (b and x; w, the scratch vector, at stride 1 is the same call with sx = 1).
   template <bool Back, class T>
-  TYCHE_HD void solve(const T* l, const T* b, T* x) const {
+  TYCHE_HD void solve(const T* l, const T* b, std::size_t sb, T* x, std::size_t sx) const {
     if constexpr (!Back) {
       for (std::size_t i = 0; i < k; ++i) {
-        T acc = b[i];
-        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p];
-        x[i] = acc / l[i * k + i];
+        T acc = b[i * sb];
+        for (std::size_t p = 0; p < i; ++p) acc = acc - l[i * k + p] * x[p * sx];
+        x[i * sx] = acc / l[i * k + i];
       }
     } else {
       for (std::size_t i = k; i-- > 0;) {
-        T acc = b[i];
-        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p];
-        x[i] = acc / l[i * k + i];
+        T acc = b[i * sb];
+        for (std::size_t p = i + 1; p < k; ++p) acc = acc - l[p * k + i] * x[p * sx];
+        x[i * sx] = acc / l[i * k + i];
       }
     }
   }
+  /// Vector j of J: its first value and the stride between its values.
+  TYCHE_HD std::size_t first(std::size_t j) const { return Columns ? j : j * k; }
+  TYCHE_HD std::size_t stride(std::size_t m) const { return Columns ? m / k : 1; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*, T*) const {
-    for (std::size_t j = 0; j * k < m; ++j) solve<Transposed>(in[0], in[1] + j * k, out + j * k);
+    const std::size_t s = stride(m);
+    for (std::size_t j = 0; j < m / k; ++j) solve<Transposed>(in[0], in[1] + first(j), s, out + first(j), s);
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T* out, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj, T* w) const {
     const T* l = in[0];
-    for (std::size_t j = 0; j * k < m; ++j) {
-      const T* x = out + j * k;
-      solve<!Transposed>(l, adj + j * k, w);
+    const std::size_t s = stride(m);
+    for (std::size_t j = 0; j < m / k; ++j) {
+      const T* x = out + first(j);
+      solve<!Transposed>(l, adj + first(j), s, w, 1);
       for (std::size_t i = 0; i < k; ++i) {
-        in_adj[1][j * k + i] += w[i];
-        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i] * w[p] : w[i] * x[p]);
+        in_adj[1][first(j) + i * s] += w[i];
+        for (std::size_t p = 0; p <= i; ++p) in_adj[0][i * k + p] += -(Transposed ? x[i * s] * w[p] : w[i] * x[p * s]);
       }
     }
   }

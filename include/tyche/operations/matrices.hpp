@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace tyche {
 
@@ -375,19 +376,65 @@ auto cholesky_decompose(const C& c) {
 }
 
 namespace detail {
-/// A matrix argument as a vector node of its entries: a data matrix (checked finite) becomes the
-/// data vector of its rows × cols values.
+/// A matrix argument as a vector node of its entries: a data matrix (checked finite, and square
+/// unless rows is given: then it must have that many rows) becomes the data vector of its rows ×
+/// cols values.
 template <class M>
-auto matrix_entries(const M& m, const char* fn, const char* arg) {
+auto matrix_entries(const M& m, const char* fn, const char* arg, std::size_t rows = 0) {
   using N = node_t<M>;
   if constexpr (is_data_matrix_v<N>) {
     const N n = as_node(m);
     check_matrix_finite(n, fn, arg);
+    if (rows == 0 ? n.rows != n.cols : n.rows != rows)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' is " + std::to_string(n.rows) + " x " +
+                                  std::to_string(n.cols) + " but must be " +
+                                  (rows == 0 ? std::string("square") : std::to_string(rows) + " x J"));
     return data_vector<>{{}, n.ptr, n.rows * n.cols};
   } else {
     static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, K, K)) or a vector "
                                   "expression of the K*K entries of a square matrix (row major)");
     return as_node(m);
+  }
+}
+/// The values of a node when they are data (a data vector), else null.
+template <class N>
+const double* data_values(const N& n) {
+  if constexpr (kind_of<N> == node_kind::data_vector) return n.ptr;
+  else return nullptr;
+}
+/// A data triangular factor: its diagonal non-zero (the upper triangle is not read).
+inline void check_triangular_data(const double* l, std::size_t k, const char* fn, const char* arg) {
+  if (l == nullptr) return;
+  for (std::size_t i = 0; i < k; ++i)
+    if (!(l[i * k + i] != 0.0))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + "[" + std::to_string(i + 1) + ", " +
+                                  std::to_string(i + 1) + "] = " + format_number(l[i * k + i]) +
+                                  ": a triangular matrix to solve with needs a non-zero diagonal");
+}
+/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
+/// naming the entry.
+inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  std::vector<double> l(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
+        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
+                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+    for (std::size_t j = 0; j <= i; ++j) {
+      double v = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) v -= l[i * k + p] * l[j * k + p];
+      if (i == j) {
+        if (!(v > 0))
+          throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not positive definite (pivot " +
+                                      std::to_string(i + 1) + " is " + format_number(v) + ")");
+        l[i * k + i] = std::sqrt(v);
+      } else {
+        l[i * k + j] = v / l[j * k + j];
+      }
+    }
   }
 }
 }  // namespace detail
@@ -398,8 +445,8 @@ auto matrix_entries(const M& m, const char* fn, const char* arg) {
 template <expression A, expression B>
 auto matmul(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
-  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B");
   const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B", k);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
@@ -451,10 +498,20 @@ auto quad_form_diag(const M& m, const V& v) {
 }
 
 /// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v)
-/// with a vector. For a K × J matrix B, Bᵀ A B is matmul(transpose(B), matmul(A, B)) (B square).
+/// with a vector. For a K × K matrix B, Stan's quad_form(A, B) = Bᵀ A B is
+/// matmul(transpose(B), matmul(A, B)).
 template <expression A, expression V>
 auto quad_form(const A& a, const V& v) {
-  return dot(v, matmul(a, v));
+  const auto na = detail::matrix_entries(a, "quad_form(A, v)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "quad_form(A, v)", "A");
+  using NV = detail::node_t<V>;
+  static_assert(is_vector_v<NV>, "tyche::quad_form(A, v) requires 'v' to be a vector expression of K values");
+  const NV nv = detail::as_node(v);
+  if (nv.size() != k)
+    throw std::invalid_argument("tyche::quad_form(A, v): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'v' has size " + std::to_string(nv.size()) +
+                                " (a vector of K; for a matrix B, B' A B is matmul(transpose(B), matmul(A, B)))");
+  return dot(nv, matmul(na, nv));
 }
 
 /// A Aᵀ and Aᵀ A of a K × K matrix (Stan's tcrossprod, crossprod).
@@ -470,58 +527,65 @@ auto crossprod(const A& a) {
 }
 
 namespace detail {
-template <bool Transposed, class L, class B>
+template <bool Transposed, bool Columns, class L, class B>
 auto tri_low_solve(const L& l, const B& b, const char* fn) {
   const auto nl = matrix_entries(l, fn, "L");
-  using NB = node_t<B>;
-  static_assert(is_vector_v<NB>, "tyche::mdivide_left_tri_low(L, b) / mdivide_right_tri_low(b, L): 'b' must be a "
-                                 "vector expression of K values (or J*K: J vectors of K)");
-  const NB nb = as_node(b);
   const std::size_t k = matrix_order(nl.size(), fn, "L");
+  check_triangular_data(data_values(nl), k, fn, "L");
+  const auto nb = matrix_entries(b, fn, "B", Columns ? k : 0);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'b' has size " + std::to_string(nb.size()) +
-                                " (K values, or J*K: J vectors of K)");
-  return make_vector_op(ops::tri_low_solve_map<Transposed>{k}, nb.size(), nl, nb);
+                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) + " values (" +
+                                (Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major") + ")");
+  return make_vector_op(ops::tri_low_solve_map<Transposed, Columns>{k}, nb.size(), nl, nb);
 }
 }  // namespace detail
 
-/// L⁻¹ b for a lower-triangular K × K matrix L (the part above the diagonal is not read) and b
-/// of K values, or J·K (J vectors of K, each solved: Stan's L \ B for a K × J matrix B, as
-/// matvec(M, v) lays it out): Stan's mdivide_left_tri_low(L, b), by forward substitution.
+/// L⁻¹ B for a lower-triangular K × K matrix L (the part above the diagonal is not read; data L
+/// is checked for a zero diagonal) and B a vector of K values or a K × J matrix row major (K·J
+/// values, as matmul's B): Stan's mdivide_left_tri_low(L, B), each column by forward substitution.
 template <expression L, expression B>
 auto mdivide_left_tri_low(const L& l, const B& b) {
-  return detail::tri_low_solve<false>(l, b, "mdivide_left_tri_low(L, b)");
+  return detail::tri_low_solve<false, true>(l, b, "mdivide_left_tri_low(L, B)");
 }
-/// b L⁻¹ for a row vector b of K values (J·K: J rows) and a lower-triangular L: Stan's
-/// mdivide_right_tri_low(b, L), the values of L⁻ᵀ bᵀ, by back substitution.
+/// B L⁻¹ for B a row vector of K values or a J × K matrix row major and a lower-triangular L:
+/// Stan's mdivide_right_tri_low(B, L), each row as L⁻ᵀ bᵀ by back substitution.
 template <expression B, expression L>
 auto mdivide_right_tri_low(const B& b, const L& l) {
-  return detail::tri_low_solve<true>(l, b, "mdivide_right_tri_low(b, L)");
+  return detail::tri_low_solve<true, false>(l, b, "mdivide_right_tri_low(B, L)");
 }
-/// A⁻¹ b for a symmetric positive-definite K × K matrix A (lower triangle read) and b of K values
-/// (or J·K): Stan's mdivide_left_spd(A, b), as L⁻ᵀ(L⁻¹ b) with L the Cholesky factor of A.
+/// A⁻¹ B for a symmetric positive-definite K × K matrix A (lower triangle read; data A is checked
+/// symmetric and positive definite) and B of K values or K × J row major: Stan's
+/// mdivide_left_spd(A, B), as L⁻ᵀ(L⁻¹ B) with L the Cholesky factor of A.
 template <expression A, expression B>
 auto mdivide_left_spd(const A& a, const B& b) {
-  const auto l = cholesky_decompose(detail::matrix_entries(a, "mdivide_left_spd(A, b)", "A"));
-  return detail::tri_low_solve<true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, b)");
+  const auto na = detail::matrix_entries(a, "mdivide_left_spd(A, B)", "A");
+  detail::check_spd_data(detail::data_values(na), detail::matrix_order(na.size(), "mdivide_left_spd(A, B)", "A"),
+                         "mdivide_left_spd(A, B)", "A");
+  const auto l = cholesky_decompose(na);
+  return detail::tri_low_solve<true, true>(l, mdivide_left_tri_low(l, b), "mdivide_left_spd(A, B)");
 }
 
 /// A⁻¹ of a symmetric positive-definite K × K matrix (lower triangle read; all K² entries of
-/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point).
+/// the inverse): Stan's inverse_spd. NaN where A is not positive definite (a rejected point);
+/// data A is checked symmetric and positive definite.
 template <expression A>
 auto inverse_spd(const A& a) {
   const auto na = detail::matrix_entries(a, "inverse_spd(A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "inverse_spd(A)", "A");
+  detail::check_spd_data(detail::data_values(na), k, "inverse_spd(A)", "A");
   return make_vector_op(ops::inverse_spd_map{k}, na.size(), na);
 }
 
 /// log det A of a symmetric positive-definite K × K matrix (lower triangle read): Stan's
 /// log_determinant_spd, 2 Σᵢ log Lᵢᵢ with L the Cholesky factor. NaN where A is not positive
-/// definite.
+/// definite; data A is checked symmetric and positive definite.
 template <expression A>
 auto log_determinant_spd(const A& a) {
-  const auto l = cholesky_decompose(detail::matrix_entries(a, "log_determinant_spd(A)", "A"));
+  const auto na = detail::matrix_entries(a, "log_determinant_spd(A)", "A");
+  detail::check_spd_data(detail::data_values(na), detail::matrix_order(na.size(), "log_determinant_spd(A)", "A"),
+                         "log_determinant_spd(A)", "A");
+  const auto l = cholesky_decompose(na);
   return 2.0 * sum(log(assume_positive(diagonal(l))));
 }
 

@@ -96,8 +96,9 @@ inline data_sparse_matrix checked_sparse(std::size_t rows, std::size_t cols, std
   for (std::size_t k = 0; k < c.size(); ++k)
     if (static_cast<long>(c[k]) < b || static_cast<long>(c[k]) - b >= static_cast<long>(cols))
       throw std::out_of_range(who + c_name + "[" + std::to_string(k + base) + "] = " + std::to_string(c[k]) +
-                              " is outside " + std::to_string(base) + " … " + std::to_string(cols - 1 + base) +
-                              " (the matrix has " + std::to_string(cols) + " columns)");
+                              (cols == 0 ? std::string(": the matrix has no columns")
+                                         : " is outside " + std::to_string(base) + " … " + std::to_string(cols - 1 + base) +
+                                               " (the matrix has " + std::to_string(cols) + " columns)"));
   for (std::size_t k = 0; k < w.size(); ++k)
     if (!std::isfinite(w[k]))
       throw std::invalid_argument(who + "w[" + std::to_string(k + base) + "] = " + format_number(w[k]) +
@@ -107,9 +108,11 @@ inline data_sparse_matrix checked_sparse(std::size_t rows, std::size_t cols, std
 
 /// True for a view (a span) or an lvalue that outlives the call; a temporary container would dangle.
 template <class R>
-inline constexpr bool viewable_v = std::is_lvalue_reference_v<R> ||
-                                   std::is_same_v<std::remove_cvref_t<R>, std::span<const double>> ||
-                                   std::is_same_v<std::remove_cvref_t<R>, std::span<const int>>;
+inline constexpr bool is_span_v = false;
+template <class E, std::size_t N>
+inline constexpr bool is_span_v<std::span<E, N>> = true;
+template <class R>
+inline constexpr bool viewable_v = std::is_lvalue_reference_v<R> || is_span_v<std::remove_cvref_t<R>>;
 }  // namespace detail
 
 namespace detail {
@@ -148,7 +151,7 @@ inline data_sparse_matrix sparse_matrix(const csr_matrix& s, const char* name = 
 }
 /// A temporary csr_matrix would dangle: one message that says so.
 template <class S>
-  requires std::is_same_v<S, csr_matrix>
+  requires std::is_same_v<std::remove_const_t<S>, csr_matrix>  // an rvalue (S not a reference), const or not
 data_sparse_matrix sparse_matrix(S&& s, const char* name = nullptr) {
   static_assert(sizeof(S) == 0,
                 "tyche::sparse_matrix(csr): csr is a temporary (csr_extract(...) or csr_from_triplets(...) "
