@@ -848,6 +848,24 @@ TEST_CASE("wishart / inv_wishart: log density against the closed form, gradients
   tyche_test::check_float(fi, pts[0], "inv_wishart (float)");
 }
 
+namespace {
+/// Each lower-triangle entry's draws (entries[i·K + j]) against the Wishart(ν, S) moments, or the
+/// inverse Wishart's (ν > K + 3); the formulas in the test case below.
+void check_wishart_moments(const std::vector<std::vector<double>>& entries, const std::vector<double>& s,
+                           std::size_t k, double nu, bool inverse, const char* what) {
+  const double kd = double(k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      const double sij = s[i * k + j], sii = s[i * k + i], sjj = s[j * k + j];
+      const double mean = inverse ? sij / (nu - kd - 1) : nu * sij;
+      const double var = inverse ? ((nu - kd + 1) * sij * sij + (nu - kd - 1) * sii * sjj) /
+                                       ((nu - kd) * (nu - kd - 1) * (nu - kd - 1) * (nu - kd - 3))
+                                 : nu * (sij * sij + sii * sjj);
+      tyche_test::discrete::check_moments(entries[i * k + j], mean, var, what);
+    }
+}
+}  // namespace
+
 TEST_CASE("wishart / inv_wishart: draws have the mean and variance", "[distributions][wishart]") {
   // Wishart(ν, S): E Wᵢⱼ = ν Sᵢⱼ, Var Wᵢⱼ = ν (Sᵢⱼ² + Sᵢᵢ Sⱼⱼ). Inverse Wishart (ν > K + 3):
   // E Wᵢⱼ = Sᵢⱼ / (ν − K − 1), Var Wᵢⱼ = ((ν − K + 1) Sᵢⱼ² + (ν − K − 1) Sᵢᵢ Sⱼⱼ) /
@@ -864,17 +882,7 @@ TEST_CASE("wishart / inv_wishart: draws have the mean and variance", "[distribut
       const auto x = inverse ? di.draw_all(rng, K * K, {nu}, s) : dw.draw_all(rng, K * K, {nu}, s);
       for (std::size_t e = 0; e < K * K; ++e) entries[e].push_back(x[e]);
     }
-    const double kd = double(K);
-    for (std::size_t i = 0; i < K; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        const double sij = s[i * K + j], sii = s[i * K + i], sjj = s[j * K + j];
-        const double mean = inverse ? sij / (nu - kd - 1) : nu * sij;
-        const double var = inverse ? ((nu - kd + 1) * sij * sij + (nu - kd - 1) * sii * sjj) /
-                                         ((nu - kd) * (nu - kd - 1) * (nu - kd - 1) * (nu - kd - 3))
-                                   : nu * (sij * sij + sii * sjj);
-        tyche_test::discrete::check_moments(entries[i * K + j], mean, var,
-                                            inverse ? "inv_wishart draws" : "wishart draws");
-      }
+    check_wishart_moments(entries, s, K, nu, inverse, inverse ? "inv_wishart draws" : "wishart draws");
   }
 }
 
@@ -1050,17 +1058,7 @@ TEST_CASE("wishart_cholesky / inv_wishart_cholesky: draws are factors whose prod
       const auto w = times_transpose(x, K);
       for (std::size_t e = 0; e < K * K; ++e) entries[e].push_back(w[e]);
     }
-    const double kd = double(K);
-    for (std::size_t i = 0; i < K; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        const double sij = s[i * K + j], sii = s[i * K + i], sjj = s[j * K + j];
-        const double mean = inverse ? sij / (nu - kd - 1) : nu * sij;
-        const double var = inverse ? ((nu - kd + 1) * sij * sij + (nu - kd - 1) * sii * sjj) /
-                                         ((nu - kd) * (nu - kd - 1) * (nu - kd - 1) * (nu - kd - 3))
-                                   : nu * (sij * sij + sii * sjj);
-        tyche_test::discrete::check_moments(entries[i * K + j], mean, var,
-                                            inverse ? "inv_wishart_cholesky draws" : "wishart_cholesky draws");
-      }
+    check_wishart_moments(entries, s, K, nu, inverse, inverse ? "inv_wishart_cholesky draws" : "wishart_cholesky draws");
   }
 }
 
