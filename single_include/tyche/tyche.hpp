@@ -10176,7 +10176,7 @@ struct poisson_binomial_map {
   void for_each_data_buffer(std::size_t, F&& f) {
     if (y != nullptr) f(y, n_obs);
   }
-  static std::size_t triangle(std::size_t n) { return (n + 1) * (n + 2) / 2; }
+  static TYCHE_HD std::size_t triangle(std::size_t n) { return (n + 1) * (n + 2) / 2; }
   static TYCHE_HD std::size_t at(std::size_t j, std::size_t k) { return j * (j + 1) / 2 + k; }  // ℓⱼ(k)
   std::size_t scratch_size(std::size_t, const std::size_t* in_n) const {
     return triangle(in_n[0]) + 3 * (in_n[0] + 1);
