@@ -3834,18 +3834,29 @@ struct diag_pre_multiply_map {
 
 /// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
 /// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
-/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way.
+/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way. With `right`, B A for a J × K matrix B (row
+/// major: J = 1 is a row vector), the J·K entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ.
 struct matmul_map {
   static constexpr const char* name = "matmul";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
+  bool right = false;
   template <class A, class B>
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const matmul_map&) const = default;
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const std::size_t j_cols = m / k;
+    if (right) {
+      for (std::size_t j = 0; j < j_cols; ++j)
+        for (std::size_t c = 0; c < k; ++c) {
+          T acc = lift<T>(0.0);
+          for (std::size_t p = 0; p < k; ++p) acc = acc + in[1][j * k + p] * in[0][p * k + c];
+          out[j * k + c] = acc;
+        }
+      return;
+    }
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t j = 0; j < j_cols; ++j) {
         T acc = lift<T>(0.0);
@@ -3857,6 +3868,18 @@ struct matmul_map {
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const std::size_t j_cols = m / k;
+    if (right) {
+      for (std::size_t j = 0; j < j_cols; ++j)
+        for (std::size_t p = 0; p < k; ++p) {
+          T acc = lift<T>(0.0);
+          for (std::size_t c = 0; c < k; ++c) {
+            acc = acc + adj[j * k + c] * in[0][p * k + c];
+            in_adj[0][p * k + c] += in[1][j * k + p] * adj[j * k + c];
+          }
+          in_adj[1][j * k + p] += acc;
+        }
+      return;
+    }
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t p = 0; p < k; ++p) {
         T acc = lift<T>(0.0);
@@ -8634,7 +8657,15 @@ auto make_binary(const A& a, const B& b) {
 // clang-format off
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
 template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::line_normal_form(detail::make_unary<rules::square>(a)); }
-template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
+// clang-format on
+/// 1/x of a scalar expression (Stan's inv; inv(v) is 1/x elementwise on a vector too). inverse of
+/// a vector expression or a data matrix is Stan's matrix inverse (operations/matrices.hpp).
+template <detail::operand A>
+  requires(expression<A> && !is_vector_v<detail::node_t<A>> && kind_of<detail::node_t<A>> != node_kind::data_matrix)
+auto inverse(const A& a) {
+  return detail::line_normal_form(detail::make_unary<rules::inverse>(a));
+}
+// clang-format off
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
 template <detail::operand A> requires expression<A> auto trigamma(const A& a) { return detail::make_unary<rules::trigamma>(a); }
@@ -8885,7 +8916,7 @@ auto pow(const A& a, const B& b) {
   } else if constexpr (detail::is_literal_equal_v<NB, 1, 2>) {
     return sqrt(a);
   } else if constexpr (detail::is_literal_equal_v<NB, -1>) {
-    return inverse(a);
+    return detail::line_normal_form(detail::make_unary<rules::inverse>(a));  // elementwise on a vector
   } else {
     return detail::make_binary<rules::pow>(a, b);
   }
@@ -9783,7 +9814,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
 // add_diag, and the linear algebra of square matrices: matmul, transpose, diagonal, trace,
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
-// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd — Stan's functions of
+// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
+// matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right — Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 // ----- begin tyche/autodiff/multivariate_ops.hpp -----
@@ -9798,6 +9830,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 //   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
 //                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
+//   inverse_map              A⁻¹ of a general K × K matrix (Stan's inverse), pivoting per lane
+//   determinant_map<Log>     log |det A| (Stan's log_determinant) or det A of a general K × K matrix
 //   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
 //                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
@@ -9840,6 +9874,59 @@ TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) 
 template <class T>
 TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
   return i >= j ? m[i * k + j] : m[j * k + i];
+}
+/// Elimination with partial pivoting of a general K × K matrix a (overwritten), in every lane of
+/// a SIMD batch at once although each lane may pivot on another row: column c's pivot is brought
+/// to row c by a sweep of conditional swaps (row r and row c exchange, as a select per entry, in
+/// the lanes where |a_rc| > |a_cc|), so row c ends holding the entry of largest magnitude — the
+/// pivot partial pivoting would choose, with the other rows in another order, which changes
+/// neither the determinant's magnitude nor the inverse. sign receives the determinant's sign
+/// (±1), log_abs_det log |det a| (−∞ for a singular matrix). With inv non-null, Gauss–Jordan:
+/// every other row is eliminated, and inv receives a⁻¹ (non-finite for a singular matrix);
+/// otherwise only the rows below (LU). O(K³).
+template <class T>
+TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T& sign) {
+  if (inv != nullptr)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) inv[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
+  log_abs_det = lift<T>(0.0);
+  sign = lift<T>(1.0);
+  for (std::size_t c = 0; c < k; ++c) {
+    for (std::size_t r = c + 1; r < k; ++r) {
+      const auto swap = math::abs(a[r * k + c]) > math::abs(a[c * k + c]);
+      for (std::size_t j = c; j < k; ++j) {
+        const T top = a[c * k + j];
+        a[c * k + j] = math::select(swap, a[r * k + j], top);
+        a[r * k + j] = math::select(swap, top, a[r * k + j]);
+      }
+      if (inv != nullptr)
+        for (std::size_t j = 0; j < k; ++j) {
+          const T top = inv[c * k + j];
+          inv[c * k + j] = math::select(swap, inv[r * k + j], top);
+          inv[r * k + j] = math::select(swap, top, inv[r * k + j]);
+        }
+      sign = math::select(swap, -sign, sign);
+    }
+    const T pivot = a[c * k + c];
+    log_abs_det = log_abs_det + math::log(math::abs(pivot));
+    sign = math::select(pivot < lift<T>(0.0), -sign, sign);
+    const T scale = lift<T>(1.0) / pivot;
+    if (inv != nullptr) {
+      for (std::size_t j = c + 1; j < k; ++j) a[c * k + j] = a[c * k + j] * scale;
+      for (std::size_t j = 0; j < k; ++j) inv[c * k + j] = inv[c * k + j] * scale;
+      for (std::size_t r = 0; r < k; ++r) {
+        if (r == c) continue;
+        const T f = a[r * k + c];
+        for (std::size_t j = c + 1; j < k; ++j) a[r * k + j] = a[r * k + j] - f * a[c * k + j];
+        for (std::size_t j = 0; j < k; ++j) inv[r * k + j] = inv[r * k + j] - f * inv[c * k + j];
+      }
+    } else {
+      for (std::size_t r = c + 1; r < k; ++r) {
+        const T f = a[r * k + c] * scale;
+        for (std::size_t j = c + 1; j < k; ++j) a[r * k + j] = a[r * k + j] - f * a[c * k + j];
+      }
+    }
+  }
 }
 }  // namespace detail
 
@@ -10143,6 +10230,79 @@ struct inverse_spd_map {
         }
         in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
       }
+  }
+};
+
+/// A⁻¹ of a general K × K matrix (K² values, row major: all read), by Gauss–Jordan elimination
+/// with partial pivoting per lane (detail::pivoted_elimination): Stan's inverse. A singular A
+/// gives non-finite entries (a rejected point). Reverse: with B = A⁻¹, Ā −= Bᵀ adj Bᵀ. O(K³)
+/// each way.
+struct inverse_map {
+  static constexpr const char* name = "inverse";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const inverse_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, out, log_abs_det, sign);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    for (std::size_t i = 0; i < k; ++i)  // W = Bᵀ adj
+      for (std::size_t q = 0; q < k; ++q) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + out[p * k + i] * adj[p * k + q];
+        scratch[i * k + q] = acc;
+      }
+    for (std::size_t i = 0; i < k; ++i)  // Ā −= W Bᵀ
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t q = 0; q < k; ++q) acc = acc + scratch[i * k + q] * out[j * k + q];
+        in_adj[0][i * k + j] -= acc;
+      }
+  }
+};
+
+/// log |det A| (Log: Stan's log_determinant; −∞ for a singular A) or det A (Stan's determinant)
+/// of a general K × K matrix (K² values, row major), one value, by elimination with partial
+/// pivoting per lane. Reverse: Ā += adj · A⁻ᵀ (Log) or adj · det A · A⁻ᵀ, A⁻¹ recomputed by
+/// Gauss–Jordan. O(K³) each way.
+template <bool Log>
+struct determinant_map {
+  static constexpr const char* name = Log ? "log_determinant" : "determinant";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const determinant_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 2 * k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, static_cast<T*>(nullptr), log_abs_det, sign);
+    if constexpr (Log) out[0] = log_abs_det;
+    else out[0] = sign * math::exp(log_abs_det);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T* inv = scratch + k * k;
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, inv, log_abs_det, sign);
+    T g = adj[0];
+    if constexpr (!Log) g = g * out[0];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += g * inv[j * k + i];
   }
 };
 
@@ -10846,6 +11006,18 @@ inline void check_spd_data(const double* a, std::size_t k, const char* fn, const
     }
   }
 }
+/// Data A of a general solve or inverse: not singular (a zero pivot of elimination with partial
+/// pivoting), or throws naming the pivot.
+inline void check_nonsingular_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  std::vector<double> work(a, a + k * k);
+  double log_abs_det = 0, sign = 1;
+  pivoted_elimination(k, work.data(), static_cast<double*>(nullptr), log_abs_det, sign);
+  for (std::size_t c = 0; c < k; ++c)
+    if (!(work[c * k + c] != 0.0))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (pivot " +
+                                  std::to_string(c + 1) + " of elimination with partial pivoting is 0)");
+}
 }  // namespace detail
 
 /// A B for a K × K matrix A and B of K·J values, a K × J matrix row major (J = K: a square
@@ -10860,7 +11032,7 @@ auto matmul(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
                                 std::to_string(k) + " x J matrix)");
-  return make_vector_op(ops::matmul_map{k}, nb.size(), na, nb);
+  return make_vector_op(ops::matmul_map{k, false}, nb.size(), na, nb);
 }
 
 /// Aᵀ of a K × K matrix (its K² entries, row major).
@@ -10996,6 +11168,69 @@ auto log_determinant_spd(const A& a) {
                          "log_determinant_spd(A)", "A");
   const auto l = cholesky_decompose(na);
   return 2.0 * sum(log(assume_positive(diagonal(l))));
+}
+
+/// A⁻¹ of a general K × K matrix A (all K² entries read, row major): Stan's inverse, by Gauss–Jordan
+/// elimination with partial pivoting (each chain of a SIMD batch pivots on its own rows).
+/// Non-finite where A is singular (a rejected point); data A is checked not singular. (inverse
+/// of a scalar expression is 1/x, operations/functions.hpp; 1/x elementwise on a vector is inv.)
+template <expression A>
+  requires(is_vector_v<detail::node_t<A>> || detail::is_data_matrix_v<detail::node_t<A>>)
+auto inverse(const A& a) {
+  const auto na = detail::matrix_entries(a, "inverse(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "inverse(A)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "inverse(A)", "A");
+  return make_vector_op(ops::inverse_map{k}, na.size(), na);
+}
+
+/// log |det A| of a general K × K matrix: Stan's log_determinant (−∞ where A is singular), by
+/// elimination with partial pivoting. For a symmetric positive-definite A, log_determinant_spd
+/// is cheaper (a Cholesky factorisation).
+template <expression A>
+auto log_determinant(const A& a) {
+  const auto na = detail::matrix_entries(a, "log_determinant(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "log_determinant(A)", "A");
+  return at(make_vector_op(ops::determinant_map<true>{k}, 1, na), 0);
+}
+
+/// det A of a general K × K matrix: Stan's determinant.
+template <expression A>
+auto determinant(const A& a) {
+  const auto na = detail::matrix_entries(a, "determinant(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "determinant(A)", "A");
+  return at(make_vector_op(ops::determinant_map<false>{k}, 1, na), 0);
+}
+
+/// A⁻¹ B for a general K × K matrix A and B of K values or K × J row major: Stan's
+/// mdivide_left(A, B) (`A \ B`), as inverse(A) times B. Non-finite where A is singular; data A
+/// is checked not singular.
+template <expression A, expression B>
+auto mdivide_left(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "mdivide_left(A, B)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "mdivide_left(A, B)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_left(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "mdivide_left(A, B)", "B", k);
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
+  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+}
+
+/// B A⁻¹ for a general K × K matrix A and B a row vector of K values or a J × K matrix row major:
+/// Stan's mdivide_right(B, A) (`B / A`), as B times inverse(A). Non-finite where A is singular;
+/// data A is checked not singular.
+template <expression B, expression A>
+auto mdivide_right(const B& b, const A& a) {
+  const auto na = detail::matrix_entries(a, "mdivide_right(B, A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "mdivide_right(B, A)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
+  const auto nb = detail::as_node(b);
+  static_assert(is_vector_v<std::remove_const_t<decltype(nb)>>,
+                "tyche::mdivide_right(B, A): B must be a vector expression of J*K values (a J x K matrix, row major)");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
+  return make_vector_op(ops::matmul_map{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 }  // namespace tyche

@@ -6,7 +6,8 @@
 // not a bare parameter, sparse (CSR) matrices times vectors (operations/sparse.hpp), and the
 // linear algebra of square matrices (matmul, transpose, diagonal, trace, diag_post_multiply,
 // quad_form_diag, quad_form, tcrossprod, crossprod, the triangular and SPD solves, inverse_spd,
-// log_determinant_spd). Each: values against plain loops written here, gradients through the
+// log_determinant_spd, and of general matrices inverse, determinant, log_determinant,
+// mdivide_left, mdivide_right). Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
 // computed directly.
@@ -849,6 +850,23 @@ vec solve_ref(mat a, vec b, std::size_t k) {
   }
   return x;
 }
+/// det A by elimination with partial pivoting: the pivots' product, its sign flipped per swap.
+double det_ref(mat a, std::size_t k) {
+  double r = 1;
+  for (std::size_t c = 0; c < k; ++c) {
+    std::size_t piv = c;
+    for (std::size_t rr = c + 1; rr < k; ++rr)
+      if (std::fabs(a[rr * k + c]) > std::fabs(a[piv * k + c])) piv = rr;
+    if (piv != c) r = -r;
+    for (std::size_t j = 0; j < k; ++j) std::swap(a[c * k + j], a[piv * k + j]);
+    r *= a[c * k + c];
+    for (std::size_t rr = c + 1; rr < k; ++rr) {
+      const double f = a[rr * k + c] / a[c * k + c];
+      for (std::size_t j = c; j < k; ++j) a[rr * k + j] -= f * a[c * k + j];
+    }
+  }
+  return r;
+}
 /// log |det A| by the same elimination.
 double log_det_ref(mat a, std::size_t k) {
   double r = 0;
@@ -1001,4 +1019,83 @@ TEST_CASE("linear algebra of square matrices: mdivide_left_tri_low, mdivide_righ
   CHECK_THROWS_WITH(matmul(l, matrix(w6, 2, 3)), Contains("tyche::matmul(A, B): 'B' is 2 x 3 but must be 3 x J"));
   vector_param<"m9", 9> m9;
   CHECK_THROWS_WITH(quad_form(l, m9), Contains("tyche::quad_form(A, v): 'A' is 3 x 3 but 'v' has size 9"));
+}
+
+TEST_CASE("linear algebra of general square matrices: inverse, determinant, log_determinant, mdivide_left and "
+          "mdivide_right against elimination with partial pivoting; values, gradients, lanes that pivot differently",
+          "[operations][vector_functions][linear_algebra]") {
+  constexpr std::size_t K = 3;
+  // u: a general 3 x 3 matrix of parameters (random points: each lane of a batch pivots on its own
+  // rows); A = u + 3 P with P a cyclic permutation: well conditioned, and its zero diagonal makes
+  // every elimination swap rows.
+  vector_param<"u", 9> u;
+  vector_param<"b", 6> b;
+  const vec perm3{0.0, 0.0, 3.0, 3.0, 0.0, 0.0, 0.0, 3.0, 0.0};
+  const vec m_data{2.0, 1.0, 0.5, -1.0, 0.25, 3.0, 0.5, 4.0, -1.0};  // data, not symmetric
+  const auto a = u + data(perm3);
+  const vec w3{0.5, -1.5, 1.0};
+  const vec w6{1.0, -0.5, 0.25, 2.0, -1.0, 0.5};
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto f = compile(determinant(u) + log_determinant(a) - 0.5 * determinant(a) + dot(data(w9), inverse(a)) +
+                             dot(data(w6), mdivide_left(a, b)) + dot(data(w6), mdivide_right(b, a)) +
+                             dot(data(w3), mdivide_right(head<3>(b), transpose(a))) +
+                             dot(data(w6), mdivide_left(matrix(m_data, K, K), exp(b))),
+                         u, b);
+  auto expected = [&](const vec& t) {
+    const mat uu = slice(t, 0, 9);
+    const vec bb = slice(t, 9, 6);
+    mat am = uu;
+    for (std::size_t e = 0; e < K * K; ++e) am[e] += perm3[e];
+    double r = det_ref(uu, K) + log_det_ref(am, K) - 0.5 * det_ref(am, K);
+    for (std::size_t j = 0; j < K; ++j) {  // A⁻¹ column by column
+      vec e(K, 0.0);
+      e[j] = 1.0;
+      const vec col = solve_ref(am, e, K);
+      for (std::size_t i = 0; i < K; ++i) r += w9[i * K + j] * col[i];
+    }
+    for (std::size_t j = 0; j < 2; ++j) {
+      vec col(K), ecol(K);  // B as a 3 x 2 matrix: column j at stride 2
+      for (std::size_t i = 0; i < K; ++i) {
+        col[i] = bb[i * 2 + j];
+        ecol[i] = std::exp(col[i]);
+      }
+      const vec x = solve_ref(am, col, K);
+      const vec y = solve_ref(m_data, ecol, K);
+      for (std::size_t i = 0; i < K; ++i) r += w6[i * 2 + j] * (x[i] + y[i]);
+      const vec z = solve_ref(transpose_ref(am, K), slice(bb, j * K, K), K);  // row j of B (2 x 3): zᵀ = A⁻ᵀ rowᵀ
+      for (std::size_t i = 0; i < K; ++i) r += w6[j * K + i] * z[i];
+    }
+    return r + dot_ref(w3, solve_ref(am, slice(bb, 0, K), K));  // b (Aᵀ)⁻¹ = (A⁻¹ bᵀ)ᵀ
+  };
+  const auto pts = tyche_test::random_points(20, 15, -1.0, 1.0, 811);
+  for (const auto& t : pts) CHECK(f.value(t) == Approx(expected(t)).epsilon(1e-11));
+  check_program(f, pts, "inverse, determinant, log_determinant, mdivide_left, mdivide_right");
+
+  // Pivoting: without it, [[1e-20, 1], [1, 1]] loses its inverse ([[-1, 1], [1, -1e-20]] to
+  // rounding) to the tiny first pivot, and its determinant (-1) too.
+  vector_param<"t", 4> t4;
+  const vec tiny{1e-20, 1.0, 1.0, 1.0};
+  const vec tiny_inverse{-1.0, 1.0, 1.0, -1e-20};
+  for (std::size_t e = 0; e < 4; ++e)
+    CHECK(compile(at(inverse(t4), e), t4).value(tiny) == Approx(tiny_inverse[e]).margin(1e-15));
+  CHECK(compile(determinant(t4), t4).value(tiny) == Approx(-1.0).epsilon(1e-15));
+  // A singular matrix: determinant 0, log_determinant −∞, the inverse non-finite (a rejected point).
+  const auto g = compile(determinant(u), u);
+  const auto h = compile(log_determinant(u), u);
+  const auto q = compile(sum(inverse(u)), u);
+  const vec singular{1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.5, -1.0, 2.0};  // row 2 = 2 row 1
+  CHECK(g.value(singular) == Approx(0.0).margin(1e-12));
+  CHECK(h.value(singular) == -std::numeric_limits<double>::infinity());
+  CHECK(!std::isfinite(q.value(singular)));
+  // Data arguments are checked: a singular A of a solve or inverse, shapes.
+  const vec sing_data{1.0, 2.0, 0.0, 2.0, 4.0, 0.0, 0.0, 0.0, 1.0};
+  CHECK_THROWS_WITH(inverse(matrix(sing_data, K, K)),
+                    Contains("tyche::inverse(A): A is singular (pivot 2 of elimination with partial pivoting is 0)"));
+  CHECK_THROWS_WITH(mdivide_left(data(sing_data), b), Contains("tyche::mdivide_left(A, B): A is singular"));
+  CHECK_THROWS_WITH(mdivide_right(b, matrix(sing_data, K, K)), Contains("tyche::mdivide_right(B, A): A is singular"));
+  vector_param<"q4", 4> q4;
+  CHECK_THROWS_WITH(mdivide_left(a, q4), Contains("tyche::mdivide_left(A, B): 'A' is 3 x 3 but 'B' has 4 values"));
+  CHECK_THROWS_WITH(mdivide_right(q4, a), Contains("tyche::mdivide_right(B, A): 'A' is 3 x 3 but 'B' has 4 values"));
+  vector_param<"r5", 5> r5;
+  CHECK_THROWS_WITH(log_determinant(r5), Contains("tyche::log_determinant(A): 'A' has 5 values, which is not"));
 }

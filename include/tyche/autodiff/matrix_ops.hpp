@@ -309,18 +309,29 @@ struct diag_pre_multiply_map {
 
 /// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
 /// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
-/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way.
+/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way. With `right`, B A for a J × K matrix B (row
+/// major: J = 1 is a row vector), the J·K entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ.
 struct matmul_map {
   static constexpr const char* name = "matmul";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
+  bool right = false;
   template <class A, class B>
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const matmul_map&) const = default;
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
     const std::size_t j_cols = m / k;
+    if (right) {
+      for (std::size_t j = 0; j < j_cols; ++j)
+        for (std::size_t c = 0; c < k; ++c) {
+          T acc = lift<T>(0.0);
+          for (std::size_t p = 0; p < k; ++p) acc = acc + in[1][j * k + p] * in[0][p * k + c];
+          out[j * k + c] = acc;
+        }
+      return;
+    }
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t j = 0; j < j_cols; ++j) {
         T acc = lift<T>(0.0);
@@ -332,6 +343,18 @@ struct matmul_map {
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
     const std::size_t j_cols = m / k;
+    if (right) {
+      for (std::size_t j = 0; j < j_cols; ++j)
+        for (std::size_t p = 0; p < k; ++p) {
+          T acc = lift<T>(0.0);
+          for (std::size_t c = 0; c < k; ++c) {
+            acc = acc + adj[j * k + c] * in[0][p * k + c];
+            in_adj[0][p * k + c] += in[1][j * k + p] * adj[j * k + c];
+          }
+          in_adj[1][j * k + p] += acc;
+        }
+      return;
+    }
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t p = 0; p < k; ++p) {
         T acc = lift<T>(0.0);

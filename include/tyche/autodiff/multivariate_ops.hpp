@@ -9,6 +9,8 @@
 //   wishart_cholesky_map<Inverse>  the same for the Cholesky factor L_W of W given ν and the
 //                            Cholesky factor L_S of S, with the Jacobian of W = L_W L_Wᵀ (one value)
 //   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
+//   inverse_map              A⁻¹ of a general K × K matrix (Stan's inverse), pivoting per lane
+//   determinant_map<Log>     log |det A| (Stan's log_determinant) or det A of a general K × K matrix
 //   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
 //                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
@@ -58,6 +60,59 @@ TYCHE_HD void inverse_from_cholesky(std::size_t k, const T* l, T* linv, T* inv) 
 template <class T>
 TYCHE_HD const T& symmetric_at(const T* m, std::size_t k, std::size_t i, std::size_t j) {
   return i >= j ? m[i * k + j] : m[j * k + i];
+}
+/// Elimination with partial pivoting of a general K × K matrix a (overwritten), in every lane of
+/// a SIMD batch at once although each lane may pivot on another row: column c's pivot is brought
+/// to row c by a sweep of conditional swaps (row r and row c exchange, as a select per entry, in
+/// the lanes where |a_rc| > |a_cc|), so row c ends holding the entry of largest magnitude — the
+/// pivot partial pivoting would choose, with the other rows in another order, which changes
+/// neither the determinant's magnitude nor the inverse. sign receives the determinant's sign
+/// (±1), log_abs_det log |det a| (−∞ for a singular matrix). With inv non-null, Gauss–Jordan:
+/// every other row is eliminated, and inv receives a⁻¹ (non-finite for a singular matrix);
+/// otherwise only the rows below (LU). O(K³).
+template <class T>
+TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T& sign) {
+  if (inv != nullptr)
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) inv[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
+  log_abs_det = lift<T>(0.0);
+  sign = lift<T>(1.0);
+  for (std::size_t c = 0; c < k; ++c) {
+    for (std::size_t r = c + 1; r < k; ++r) {
+      const auto swap = math::abs(a[r * k + c]) > math::abs(a[c * k + c]);
+      for (std::size_t j = c; j < k; ++j) {
+        const T top = a[c * k + j];
+        a[c * k + j] = math::select(swap, a[r * k + j], top);
+        a[r * k + j] = math::select(swap, top, a[r * k + j]);
+      }
+      if (inv != nullptr)
+        for (std::size_t j = 0; j < k; ++j) {
+          const T top = inv[c * k + j];
+          inv[c * k + j] = math::select(swap, inv[r * k + j], top);
+          inv[r * k + j] = math::select(swap, top, inv[r * k + j]);
+        }
+      sign = math::select(swap, -sign, sign);
+    }
+    const T pivot = a[c * k + c];
+    log_abs_det = log_abs_det + math::log(math::abs(pivot));
+    sign = math::select(pivot < lift<T>(0.0), -sign, sign);
+    const T scale = lift<T>(1.0) / pivot;
+    if (inv != nullptr) {
+      for (std::size_t j = c + 1; j < k; ++j) a[c * k + j] = a[c * k + j] * scale;
+      for (std::size_t j = 0; j < k; ++j) inv[c * k + j] = inv[c * k + j] * scale;
+      for (std::size_t r = 0; r < k; ++r) {
+        if (r == c) continue;
+        const T f = a[r * k + c];
+        for (std::size_t j = c + 1; j < k; ++j) a[r * k + j] = a[r * k + j] - f * a[c * k + j];
+        for (std::size_t j = 0; j < k; ++j) inv[r * k + j] = inv[r * k + j] - f * inv[c * k + j];
+      }
+    } else {
+      for (std::size_t r = c + 1; r < k; ++r) {
+        const T f = a[r * k + c] * scale;
+        for (std::size_t j = c + 1; j < k; ++j) a[r * k + j] = a[r * k + j] - f * a[c * k + j];
+      }
+    }
+  }
 }
 }  // namespace detail
 
@@ -361,6 +416,79 @@ struct inverse_spd_map {
         }
         in_adj[0][i * k + j] += i == j ? -gij : -(gij + gji);
       }
+  }
+};
+
+/// A⁻¹ of a general K × K matrix (K² values, row major: all read), by Gauss–Jordan elimination
+/// with partial pivoting per lane (detail::pivoted_elimination): Stan's inverse. A singular A
+/// gives non-finite entries (a rejected point). Reverse: with B = A⁻¹, Ā −= Bᵀ adj Bᵀ. O(K³)
+/// each way.
+struct inverse_map {
+  static constexpr const char* name = "inverse";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const inverse_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, out, log_abs_det, sign);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    for (std::size_t i = 0; i < k; ++i)  // W = Bᵀ adj
+      for (std::size_t q = 0; q < k; ++q) {
+        T acc = lift<T>(0.0);
+        for (std::size_t p = 0; p < k; ++p) acc = acc + out[p * k + i] * adj[p * k + q];
+        scratch[i * k + q] = acc;
+      }
+    for (std::size_t i = 0; i < k; ++i)  // Ā −= W Bᵀ
+      for (std::size_t j = 0; j < k; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t q = 0; q < k; ++q) acc = acc + scratch[i * k + q] * out[j * k + q];
+        in_adj[0][i * k + j] -= acc;
+      }
+  }
+};
+
+/// log |det A| (Log: Stan's log_determinant; −∞ for a singular A) or det A (Stan's determinant)
+/// of a general K × K matrix (K² values, row major), one value, by elimination with partial
+/// pivoting per lane. Reverse: Ā += adj · A⁻ᵀ (Log) or adj · det A · A⁻ᵀ, A⁻¹ recomputed by
+/// Gauss–Jordan. O(K³) each way.
+template <bool Log>
+struct determinant_map {
+  static constexpr const char* name = Log ? "log_determinant" : "determinant";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const determinant_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 2 * k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, static_cast<T*>(nullptr), log_abs_det, sign);
+    if constexpr (Log) out[0] = log_abs_det;
+    else out[0] = sign * math::exp(log_abs_det);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    for (std::size_t e = 0; e < k * k; ++e) scratch[e] = in[0][e];
+    T* inv = scratch + k * k;
+    T log_abs_det, sign;
+    detail::pivoted_elimination(k, scratch, inv, log_abs_det, sign);
+    T g = adj[0];
+    if constexpr (!Log) g = g * out[0];
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += g * inv[j * k + i];
   }
 };
 

@@ -51,7 +51,15 @@ auto make_binary(const A& a, const B& b) {
 // clang-format off
 template <detail::operand A> requires expression<A> auto expm1(const A& a) { return detail::make_unary<rules::expm1>(a); }
 template <detail::operand A> requires expression<A> auto square(const A& a) { return detail::line_normal_form(detail::make_unary<rules::square>(a)); }
-template <detail::operand A> requires expression<A> auto inverse(const A& a) { return detail::line_normal_form(detail::make_unary<rules::inverse>(a)); }
+// clang-format on
+/// 1/x of a scalar expression (Stan's inv; inv(v) is 1/x elementwise on a vector too). inverse of
+/// a vector expression or a data matrix is Stan's matrix inverse (operations/matrices.hpp).
+template <detail::operand A>
+  requires(expression<A> && !is_vector_v<detail::node_t<A>> && kind_of<detail::node_t<A>> != node_kind::data_matrix)
+auto inverse(const A& a) {
+  return detail::line_normal_form(detail::make_unary<rules::inverse>(a));
+}
+// clang-format off
 template <detail::operand A> requires expression<A> auto lgamma(const A& a) { return detail::make_unary<rules::lgamma>(a); }
 template <detail::operand A> requires expression<A> auto digamma(const A& a) { return detail::make_unary<rules::digamma>(a); }
 template <detail::operand A> requires expression<A> auto trigamma(const A& a) { return detail::make_unary<rules::trigamma>(a); }
@@ -302,7 +310,7 @@ auto pow(const A& a, const B& b) {
   } else if constexpr (detail::is_literal_equal_v<NB, 1, 2>) {
     return sqrt(a);
   } else if constexpr (detail::is_literal_equal_v<NB, -1>) {
-    return inverse(a);
+    return detail::line_normal_form(detail::make_unary<rules::inverse>(a));  // elementwise on a vector
   } else {
     return detail::make_binary<rules::pow>(a, b);
   }

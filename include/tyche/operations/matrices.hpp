@@ -5,7 +5,8 @@
 // gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, gp_periodic_cov (of data points) and
 // add_diag, and the linear algebra of square matrices: matmul, transpose, diagonal, trace,
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
-// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd — Stan's functions of
+// mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
+// matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right — Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
@@ -437,6 +438,18 @@ inline void check_spd_data(const double* a, std::size_t k, const char* fn, const
     }
   }
 }
+/// Data A of a general solve or inverse: not singular (a zero pivot of elimination with partial
+/// pivoting), or throws naming the pivot.
+inline void check_nonsingular_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  std::vector<double> work(a, a + k * k);
+  double log_abs_det = 0, sign = 1;
+  pivoted_elimination(k, work.data(), static_cast<double*>(nullptr), log_abs_det, sign);
+  for (std::size_t c = 0; c < k; ++c)
+    if (!(work[c * k + c] != 0.0))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (pivot " +
+                                  std::to_string(c + 1) + " of elimination with partial pivoting is 0)");
+}
 }  // namespace detail
 
 /// A B for a K × K matrix A and B of K·J values, a K × J matrix row major (J = K: a square
@@ -451,7 +464,7 @@ auto matmul(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
                                 std::to_string(k) + " x J matrix)");
-  return make_vector_op(ops::matmul_map{k}, nb.size(), na, nb);
+  return make_vector_op(ops::matmul_map{k, false}, nb.size(), na, nb);
 }
 
 /// Aᵀ of a K × K matrix (its K² entries, row major).
@@ -587,6 +600,69 @@ auto log_determinant_spd(const A& a) {
                          "log_determinant_spd(A)", "A");
   const auto l = cholesky_decompose(na);
   return 2.0 * sum(log(assume_positive(diagonal(l))));
+}
+
+/// A⁻¹ of a general K × K matrix A (all K² entries read, row major): Stan's inverse, by Gauss–Jordan
+/// elimination with partial pivoting (each chain of a SIMD batch pivots on its own rows).
+/// Non-finite where A is singular (a rejected point); data A is checked not singular. (inverse
+/// of a scalar expression is 1/x, operations/functions.hpp; 1/x elementwise on a vector is inv.)
+template <expression A>
+  requires(is_vector_v<detail::node_t<A>> || detail::is_data_matrix_v<detail::node_t<A>>)
+auto inverse(const A& a) {
+  const auto na = detail::matrix_entries(a, "inverse(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "inverse(A)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "inverse(A)", "A");
+  return make_vector_op(ops::inverse_map{k}, na.size(), na);
+}
+
+/// log |det A| of a general K × K matrix: Stan's log_determinant (−∞ where A is singular), by
+/// elimination with partial pivoting. For a symmetric positive-definite A, log_determinant_spd
+/// is cheaper (a Cholesky factorisation).
+template <expression A>
+auto log_determinant(const A& a) {
+  const auto na = detail::matrix_entries(a, "log_determinant(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "log_determinant(A)", "A");
+  return at(make_vector_op(ops::determinant_map<true>{k}, 1, na), 0);
+}
+
+/// det A of a general K × K matrix: Stan's determinant.
+template <expression A>
+auto determinant(const A& a) {
+  const auto na = detail::matrix_entries(a, "determinant(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "determinant(A)", "A");
+  return at(make_vector_op(ops::determinant_map<false>{k}, 1, na), 0);
+}
+
+/// A⁻¹ B for a general K × K matrix A and B of K values or K × J row major: Stan's
+/// mdivide_left(A, B) (`A \ B`), as inverse(A) times B. Non-finite where A is singular; data A
+/// is checked not singular.
+template <expression A, expression B>
+auto mdivide_left(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "mdivide_left(A, B)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "mdivide_left(A, B)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_left(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "mdivide_left(A, B)", "B", k);
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
+  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+}
+
+/// B A⁻¹ for a general K × K matrix A and B a row vector of K values or a J × K matrix row major:
+/// Stan's mdivide_right(B, A) (`B / A`), as B times inverse(A). Non-finite where A is singular;
+/// data A is checked not singular.
+template <expression B, expression A>
+auto mdivide_right(const B& b, const A& a) {
+  const auto na = detail::matrix_entries(a, "mdivide_right(B, A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "mdivide_right(B, A)", "A");
+  detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
+  const auto nb = detail::as_node(b);
+  static_assert(is_vector_v<std::remove_const_t<decltype(nb)>>,
+                "tyche::mdivide_right(B, A): B must be a vector expression of J*K values (a J x K matrix, row major)");
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
+  return make_vector_op(ops::matmul_map{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 }  // namespace tyche
