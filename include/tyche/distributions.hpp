@@ -36,6 +36,7 @@
 #include <tyche/distributions/logistic.hpp>
 #include <tyche/distributions/loglogistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
+#include <tyche/distributions/multi_gp.hpp>
 #include <tyche/distributions/multi_normal.hpp>
 #include <tyche/distributions/multi_normal_prec.hpp>
 #include <tyche/distributions/multi_student_t.hpp>

@@ -1,7 +1,8 @@
 // ordered_logistic and ordered_probit (tyche/distributions/ordered_logistic.hpp), multinomial and
 // multinomial_logit (multinomial.hpp), multi_student_t and multi_student_t_cholesky
 // (multi_student_t.hpp), wishart and inv_wishart (wishart.hpp), wishart_cholesky and
-// inv_wishart_cholesky (wishart_cholesky.hpp), in one translation unit.
+// inv_wishart_cholesky (wishart_cholesky.hpp), multi_gp and multi_gp_cholesky (multi_gp.hpp), in one
+// translation unit.
 // Each: the log density against a computation written here with plain doubles and (ordinal,
 // multinomial) against Boost.Math in long double, relative error ≤ 1e-12; gradients against
 // Richardson-extrapolated finite differences (tests/support/property.hpp, relative 1e-7); the
@@ -801,6 +802,110 @@ long double wishart_ref(bool inverse, const std::vector<double>& w, double nu, c
   return (n - kd - 1) / 2 * ldw - trace / 2 - n * kd / 2 * log2 - n / 2 * lds - log_multi_gamma(n / 2, k);
 }
 }  // namespace
+
+namespace {
+/// log multi_gp(y | Σ, w) = Σₖ log N(yₖ | 0, Σ/wₖ), y K rows of N, by a Cholesky written here.
+long double multi_gp_ref(const std::vector<double>& y, const std::vector<double>& sigma, const std::vector<double>& w,
+                         std::size_t n) {
+  const auto l = cholesky_ld(sigma, n);
+  long double log_det_half = 0;
+  for (std::size_t i = 0; i < n; ++i) log_det_half += std::log(l[i * n + i]);
+  long double r = 0;
+  for (std::size_t k = 0; k * n < y.size(); ++k) {
+    const long double wk = w.size() == 1 ? w[0] : w[k];
+    std::vector<long double> z(n);
+    long double q = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      long double acc = y[k * n + i];
+      for (std::size_t j = 0; j < i; ++j) acc -= l[i * n + j] * z[j];
+      z[i] = acc / l[i * n + i];
+      q += z[i] * z[i];
+    }
+    r += -0.5L * wk * q + 0.5L * n * std::log(wk) - log_det_half - 0.5L * n * std::log(2 * 3.14159265358979323846L);
+  }
+  return r;
+}
+}  // namespace
+
+TEST_CASE("multi_gp / multi_gp_cholesky: log density against the rows' normals, data and parameter matrices, "
+          "gradients, lanes, draws, errors",
+          "[distributions][multi_gp]") {
+  constexpr std::size_t N = 3, K = 2, U = N * (N + 1) / 2;
+  const auto sigma = covariance3();
+  const auto lld = cholesky_ld(sigma, N);
+  const std::vector<double> l(lld.begin(), lld.end());
+  // Data Σ or L, w = exp(lw) parameters, y a parameter of K·N; the lpdf with data y and w.
+  vector_param<"y", K * N> y;
+  vector_param<"lw", K> lw;
+  const std::vector<double> wd{0.5, 3.0};
+  const auto f = compile(multi_gp(matrix(sigma.data(), N, N), exp(lw)).log_prob(y), y, lw);
+  const auto g = compile(multi_gp_cholesky(matrix(l.data(), N, N), exp(lw)).log_prob(y), y, lw);
+  const auto h = compile(multi_gp_lpdf(y, matrix(sigma.data(), N, N), data(wd)), y);
+  for (const auto& p : tyche_test::random_points(20, K * N + K, -2, 2, 341)) {
+    const std::vector<double> w{std::exp(p[K * N]), std::exp(p[K * N + 1])};
+    const long double ref = multi_gp_ref(slice(p, 0, K * N), sigma, w, N);
+    tyche_test::discrete::check_log_pmf(f.value(p), ref, "multi_gp, data Sigma");
+    tyche_test::discrete::check_log_pmf(g.value(p), ref, "multi_gp_cholesky, data L");
+    tyche_test::discrete::check_log_pmf(h.value(slice(p, 0, K * N)), multi_gp_ref(slice(p, 0, K * N), sigma, wd, N),
+                                        "multi_gp_lpdf");
+  }
+  const auto pts = tyche_test::random_points(8, K * N + K, -2, 2, 342);
+  for (const auto& p : pts) {
+    tyche_test::check_gradient_at(f, p, "multi_gp, data Sigma");
+    tyche_test::check_gradient_at(g, p, "multi_gp_cholesky, data L");
+  }
+  tyche_test::check_lanes(f, pts, "multi_gp (lanes)");
+
+  // Σ = L Lᵀ of a parameter (cholesky_factor_cov u), data y of K = 2 rows; w one scalar exp(s).
+  const auto yd = tyche_test::random_points(1, K * N, -2, 2, 343)[0];
+  vector_param<"u", U> u;
+  param<"s"> s;
+  const transforms::cholesky_factor_cov factor{N};
+  const transforms::cov_matrix cov{N};
+  const auto fp = compile(multi_gp(cov.constrain(u), exp(lw)).log_prob(data(yd)), u, lw);
+  const auto gp = compile(multi_gp_cholesky_lpdf(data(yd), factor.constrain(u), exp(s)), u, s);
+  for (const auto& q : tyche_test::random_points(8, U + K, -1, 1, 344)) {
+    const auto sig = cov_of(slice(q, 0, U), N);
+    tyche_test::discrete::check_log_pmf(fp.value(q), multi_gp_ref(yd, sig, {std::exp(q[U]), std::exp(q[U + 1])}, N),
+                                        "multi_gp, parameter Sigma");
+    const auto qs = slice(q, 0, U + 1);
+    tyche_test::discrete::check_log_pmf(gp.value(qs), multi_gp_ref(yd, sig, {std::exp(q[U])}, N),
+                                        "multi_gp_cholesky, parameter L, one w");
+    tyche_test::check_gradient_at(fp, q, "multi_gp, parameter Sigma");
+    tyche_test::check_gradient_at(gp, qs, "multi_gp_cholesky, parameter L");
+  }
+
+  // Draws: row k has covariance Σ/wₖ (w = 0.5, 3), rows independent; 4.5 standard errors of each
+  // sample moment, estimated from the draws.
+  auto m = model([&] { return joint(multi_gp<"y">(matrix(sigma.data(), N, N), data(wd))); });
+  REQUIRE(m.dim() == K * N);
+  std::mt19937_64 rng(345);
+  const std::size_t draws = 40000;
+  std::vector<std::vector<double>> xs;
+  for (std::size_t r = 0; r < draws; ++r) xs.push_back(m.sample_prior(rng));
+  for (std::size_t a = 0; a < K * N; ++a)
+    for (std::size_t b = 0; b <= a; ++b) {
+      const std::size_t ka = a / N, kb = b / N, i = a % N, j = b % N;
+      const double expected = ka == kb ? sigma[i * N + j] / wd[ka] : 0.0;
+      double c = 0, v = 0;
+      for (const auto& x : xs) c += x[a] * x[b] / double(draws);
+      for (const auto& x : xs) v += (x[a] * x[b] - c) * (x[a] * x[b] - c) / double(draws);
+      INFO("multi_gp draws: E[y" << a << " y" << b << "] = " << c << " against " << expected);
+      CHECK(std::fabs(c - expected) < 4.5 * std::sqrt(v / double(draws)));
+    }
+
+  // Errors: shapes, a data Sigma that is not positive definite, a data L with a zero diagonal, w ≤ 0 data.
+  const std::vector<double> not_pd{1.0, 2.0, 2.0, 1.0};
+  const std::vector<double> bad_l{1.0, 0.0, 0.5, 0.0};
+  const std::vector<double> w_bad{1.0, -2.0};
+  vector_param<"y5", 5> y5;
+  CHECK_THROWS_WITH(multi_gp(matrix(sigma.data(), N, N), exp(lw)).log_prob(y5),
+                    Contains("tyche::multi_gp(Sigma, w): y has 5 values but Sigma is 3 x 3 and w has 2"));
+  CHECK_THROWS_WITH(multi_gp(matrix(not_pd.data(), 2, 2), exp(lw)), Contains("tyche::multi_gp(Sigma, w): Sigma is not positive definite"));
+  CHECK_THROWS_WITH(multi_gp_cholesky(matrix(bad_l.data(), 2, 2), exp(lw)),
+                    Contains("tyche::multi_gp_cholesky(L, w): L[2, 2] = 0 must be a positive number"));
+  CHECK_THROWS_WITH(multi_gp(matrix(sigma.data(), N, N), data(w_bad)), Contains("tyche::multi_gp(Sigma, w): w must be"));
+}
 
 TEST_CASE("wishart / inv_wishart: log density against the closed form, gradients in W, S and nu",
           "[distributions][wishart]") {

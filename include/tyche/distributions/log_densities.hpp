@@ -40,6 +40,7 @@
 #include <tyche/distributions/loglogistic.hpp>
 #include <tyche/distributions/lognormal.hpp>
 #include <tyche/distributions/multi_normal_prec.hpp>
+#include <tyche/distributions/multi_gp.hpp>
 #include <tyche/distributions/multi_student_t.hpp>
 #include <tyche/distributions/multinomial.hpp>
 #include <tyche/distributions/neg_binomial.hpp>
@@ -251,6 +252,17 @@ auto multi_normal_cholesky_lpdf(const Y& y, const Mu& mu, const L& l) {
 template <detail::operand Y, detail::operand Mu, class Omega>
 auto multi_normal_prec_lpdf(const Y& y, const Mu& mu, const Omega& omega) {
   return detail::log_density_at(multi_normal_prec(mu, omega), y);
+}
+/// log multi_gp(y | Sigma, w) of the K·N values of y (K rows of N, row major); Sigma a data matrix
+/// or an expression of N·N values, w of K values (or one).
+template <detail::operand Y, class Sigma, detail::operand W>
+auto multi_gp_lpdf(const Y& y, const Sigma& sigma, const W& w) {
+  return detail::log_density_at(multi_gp(sigma, w), y);
+}
+/// log multi_gp_cholesky(y | L, w), L the Cholesky factor of Sigma.
+template <detail::operand Y, class L, detail::operand W>
+auto multi_gp_cholesky_lpdf(const Y& y, const L& l, const W& w) {
+  return detail::log_density_at(multi_gp_cholesky(l, w), y);
 }
 /// log multi_student_t(y | nu, mu, Sigma), summed over the rows of y; Sigma a data matrix or an
 /// expression of K·K values.
