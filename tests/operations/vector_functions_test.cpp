@@ -7,7 +7,7 @@
 // linear algebra of square matrices (matmul, transpose, diagonal, trace, diag_post_multiply,
 // quad_form_diag, quad_form, tcrossprod, crossprod, the triangular and SPD solves, inverse_spd,
 // log_determinant_spd, and of general matrices inverse, determinant, log_determinant,
-// mdivide_left, mdivide_right). Each: values against plain loops written here, gradients through the
+// mdivide_left, mdivide_right, matrix_exp and its products, matrix_power). Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
 // computed directly.
@@ -1098,4 +1098,75 @@ TEST_CASE("linear algebra of general square matrices: inverse, determinant, log_
   CHECK_THROWS_WITH(mdivide_right(q4, a), Contains("tyche::mdivide_right(B, A): 'A' is 3 x 3 but 'B' has 4 values"));
   vector_param<"r5", 5> r5;
   CHECK_THROWS_WITH(log_determinant(r5), Contains("tyche::log_determinant(A): 'A' has 5 values, which is not"));
+}
+
+namespace {
+/// e^A by its power series in long double, without scaling (for ‖A‖ of a few units: 80 terms).
+mat exp_series_ref(const mat& a, std::size_t k) {
+  std::vector<long double> term(k * k, 0.0L), sum(k * k, 0.0L), next(k * k);
+  for (std::size_t i = 0; i < k; ++i) term[i * k + i] = sum[i * k + i] = 1.0L;
+  for (int j = 1; j <= 80; ++j) {
+    for (std::size_t r = 0; r < k; ++r)
+      for (std::size_t c = 0; c < k; ++c) {
+        long double acc = 0;
+        for (std::size_t p = 0; p < k; ++p) acc += term[r * k + p] * a[p * k + c];
+        next[r * k + c] = acc / j;
+      }
+    term = next;
+    for (std::size_t e = 0; e < k * k; ++e) sum[e] += term[e];
+  }
+  return mat(sum.begin(), sum.end());
+}
+}  // namespace
+
+TEST_CASE("matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power: values against series, closed "
+          "forms and products; gradients, lanes with different numbers of squarings",
+          "[operations][vector_functions][linear_algebra]") {
+  constexpr std::size_t K = 3;
+  vector_param<"u", 9> u;
+  vector_param<"b", 6> b;
+  param<"t"> t;
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const vec w6{1.0, -0.5, 0.25, 2.0, -1.0, 0.5};
+  // u scaled by 2: entries in [-2, 2], ‖A‖₁ up to 6, so the lanes of a batch square 0 to 4 times.
+  const auto f = compile(dot(data(w9), matrix_exp(2.0 * u)) + dot(data(w6), matrix_exp_multiply(u, b)) +
+                             dot(data(w6), scale_matrix_exp_multiply(t, u, b)) + dot(data(w9), matrix_power(u, 3)) +
+                             sum(matrix_power(u, 1)) + sum(matrix_power(u, 0)),
+                         u, b, t);
+  auto expected = [&](const vec& p) {
+    const mat uu = slice(p, 0, 9);
+    const vec bb = slice(p, 9, 6);
+    mat u2 = uu, ut = uu;
+    for (double& e : u2) e *= 2.0;
+    for (double& e : ut) e *= p[15];
+    const mat e2 = exp_series_ref(u2, K), e1 = exp_series_ref(uu, K), et = exp_series_ref(ut, K);
+    double r = dot_ref(w9, e2) + dot_ref(w6, mul_ref(e1, bb, K)) + dot_ref(w6, mul_ref(et, bb, K)) +
+               dot_ref(w9, mul_ref(mul_ref(uu, uu, K), uu, K));
+    for (double e : uu) r += e;
+    return r + 3.0;  // A⁰ = I
+  };
+  const auto pts = tyche_test::random_points(20, 16, -1.0, 1.0, 812);
+  for (const auto& p : pts) CHECK(f.value(p) == Approx(expected(p)).epsilon(1e-12));
+  check_program(f, pts, "matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power");
+
+  // Closed forms where the norm needs many squarings: e^{θJ} for J = [[0, 1], [-1, 0]] is the
+  // rotation [[cos θ, sin θ], [-sin θ, cos θ]]; e^{[[a, c], [0, d]]} = [[eᵃ, c (eᵃ − eᵈ)/(a − d)], [0, eᵈ]].
+  vector_param<"v", 4> v;
+  const auto rot = [&](std::size_t e) { return compile(at(matrix_exp(v), e), v); };
+  for (double theta : {0.1, 3.0, 40.0}) {
+    const vec j{0.0, theta, -theta, 0.0};
+    const vec want{std::cos(theta), std::sin(theta), -std::sin(theta), std::cos(theta)};
+    for (std::size_t e = 0; e < 4; ++e) CHECK(rot(e).value(j) == Approx(want[e]).margin(1e-12 * theta));
+  }
+  const vec tri{2.5, -7.0, 0.0, -1.5};
+  const vec tri_exp{std::exp(2.5), -7.0 * (std::exp(2.5) - std::exp(-1.5)) / 4.0, 0.0, std::exp(-1.5)};
+  for (std::size_t e = 0; e < 4; ++e) CHECK(rot(e).value(tri) == Approx(tri_exp[e]).epsilon(1e-13).margin(1e-300));
+  // A non-finite matrix gives a non-finite exponential (a rejected point), and no endless loop.
+  CHECK(!std::isfinite(compile(sum(matrix_exp(v)), v).value(vec{1.0, std::numeric_limits<double>::infinity(), 0.0, 1.0})));
+  CHECK(std::isnan(compile(sum(matrix_exp(v)), v).value(vec{1.0, std::nan(""), 0.0, 1.0})));
+  // Errors: a negative power, shapes.
+  CHECK_THROWS_WITH(matrix_power(v, -1), Contains("tyche::matrix_power(A, n): n = -1 must be >= 0"));
+  vector_param<"q5", 5> q5;
+  CHECK_THROWS_WITH(matrix_exp(q5), Contains("tyche::matrix_exp(A): 'A' has 5 values, which is not"));
+  CHECK_THROWS_WITH(matrix_exp_multiply(u, q5), Contains("tyche::matrix_exp_multiply(A, B): 'A' is 3 x 3 but 'B' has 5 values"));
 }

@@ -11,6 +11,8 @@
 //   inverse_spd_map          A⁻¹ of a symmetric positive-definite K × K matrix (Stan's inverse_spd)
 //   inverse_map              A⁻¹ of a general K × K matrix (Stan's inverse), pivoting per lane
 //   determinant_map<Log>     log |det A| (Stan's log_determinant) or det A of a general K × K matrix
+//   matrix_exp_map           e^A of a general K × K matrix (Stan's matrix_exp)
+//   matrix_power_map         Aⁿ of a general K × K matrix, n ≥ 0 an integer (Stan's matrix_power)
 //   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
 //                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
@@ -112,6 +114,57 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
         for (std::size_t j = c + 1; j < k; ++j) a[r * k + j] = a[r * k + j] - f * a[c * k + j];
       }
     }
+  }
+}
+/// C = A B for K × K matrices (row major; C distinct from A and B).
+template <class T>
+TYCHE_HD void square_product(std::size_t k, const T* a, const T* b, T* c) {
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t p = 0; p < k; ++p) acc = acc + a[i * k + p] * b[p * k + j];
+      c[i * k + j] = acc;
+    }
+}
+/// e^A of a general K × K matrix a into out, by scaling and squaring (Higham, "The scaling and
+/// squaring method for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26, 2005,
+/// with a Taylor polynomial as Al-Mohy and Higham's later methods): X = A/2ˢ with s the least
+/// integer ≥ 0 for which ‖X‖₁ ≤ ½ (the scale a power of two: exact), e^X by the degree-14
+/// Taylor polynomial in Horner form (truncation ≤ 0.5¹⁵/15! ≈ 2.3e-17), then s squarings. Each
+/// lane of a SIMD batch takes its own s; the loops run to the lanes' largest and leave a lane
+/// unchanged past its own (selects), so a lane's result is the one computed alone. work: 2K²
+/// values. A non-finite A gives a non-finite result.
+template <class T>
+TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
+  T* x = work;
+  T* tmp = work + k * k;
+  T norm = lift<T>(0.0);
+  for (std::size_t j = 0; j < k; ++j) {
+    T col = lift<T>(0.0);
+    for (std::size_t i = 0; i < k; ++i) col = col + math::abs(a[i * k + j]);
+    norm = math::max(norm, col);
+  }
+  T scale = lift<T>(1.0), squarings = lift<T>(0.0);
+  for (int it = 0; it < 1100 && math::lane_max(norm) > 0.5; ++it) {  // 2^-1100 · DBL_MAX < ½
+    const auto halve = norm > lift<T>(0.5);
+    norm = math::select(halve, norm * lift<T>(0.5), norm);
+    scale = math::select(halve, scale * lift<T>(0.5), scale);
+    squarings = math::select(halve, squarings + lift<T>(1.0), squarings);
+  }
+  for (std::size_t e = 0; e < k * k; ++e) x[e] = a[e] * scale;
+  for (std::size_t e = 0; e < k * k; ++e) out[e] = lift<T>(0.0);
+  for (std::size_t i = 0; i < k; ++i) out[i * k + i] = lift<T>(1.0);
+  for (int j = 14; j >= 1; --j) {  // E ← I + X E / j
+    square_product(k, x, out, tmp);
+    const T inv_j = lift<T>(1.0 / j);
+    for (std::size_t e = 0; e < k * k; ++e) out[e] = tmp[e] * inv_j;
+    for (std::size_t i = 0; i < k; ++i) out[i * k + i] = out[i * k + i] + lift<T>(1.0);
+  }
+  const double rounds = math::lane_max(squarings);
+  for (int r = 0; r < rounds; ++r) {
+    square_product(k, out, out, tmp);
+    const auto more = lift<T>(double(r)) < squarings;
+    for (std::size_t e = 0; e < k * k; ++e) out[e] = math::select(more, tmp[e], out[e]);
   }
 }
 }  // namespace detail
@@ -489,6 +542,97 @@ struct determinant_map {
     if constexpr (!Log) g = g * out[0];
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += g * inv[j * k + i];
+  }
+};
+
+/// e^A of a general K × K matrix (K² values, row major), by scaling and squaring
+/// (detail::matrix_exp_into): Stan's matrix_exp. Reverse: Ā += L(Aᵀ, adj), the Fréchet derivative
+/// of the exponential at Aᵀ in the direction adj (Giles, "Collected matrix derivative results for
+/// forward and reverse mode algorithmic differentiation", 2008), read from the upper right block
+/// of e^M, M = [[Aᵀ, adj], [0, Aᵀ]] (Higham 2008, "Functions of Matrices", Theorem 3.6): O(8 K³)
+/// and the squarings of M's norm. Scratch: 16 K².
+struct matrix_exp_map {
+  static constexpr const char* name = "matrix_exp";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const matrix_exp_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 16 * k * k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    detail::matrix_exp_into(k, in[0], out, scratch);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t k2 = 2 * k;
+    T* m = scratch;               // M, 4K²
+    T* em = scratch + k2 * k2;    // e^M, 4K²
+    T* work = em + k2 * k2;       // 8K²
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        m[i * k2 + j] = in[0][j * k + i];
+        m[(k + i) * k2 + k + j] = in[0][j * k + i];
+        m[i * k2 + k + j] = adj[i * k + j];
+        m[(k + i) * k2 + j] = lift<T>(0.0);
+      }
+    detail::matrix_exp_into(k2, m, em, work);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += em[i * k2 + k + j];
+  }
+};
+
+/// Aⁿ of a general K × K matrix (K² values, row major), n ≥ 0 an integer (a member; A⁰ = I):
+/// Stan's matrix_power, by n − 1 products (the powers A⁰ … Aⁿ⁻¹ kept in scratch for the
+/// reverse pass). Reverse: Ā += Σⱼ (Aʲ)ᵀ adj (Aⁿ⁻¹⁻ʲ)ᵀ, j = 0 … n − 1. O(n K³) each way.
+struct matrix_power_map {
+  static constexpr const char* name = "matrix_power";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  std::size_t n = 1;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const matrix_power_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return (n + 1) * k * k; }
+  /// scratch: A⁰ … Aⁿ⁻¹ (n matrices); out: Aⁿ.
+  template <class T>
+  TYCHE_HD void powers(const T* a, T* out, T* scratch) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) scratch[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
+    for (std::size_t p = 1; p < n; ++p) detail::square_product(k, scratch + (p - 1) * k * k, a, scratch + p * k * k);
+    if (n == 0)
+      for (std::size_t e = 0; e < k * k; ++e) out[e] = scratch[e];
+    else
+      detail::square_product(k, scratch + (n - 1) * k * k, a, out);
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    powers(in[0], out, scratch);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    T* w = scratch + n * k * k;  // (Aʲ)ᵀ adj
+    powers(in[0], w, scratch);   // the powers again (w receives Aⁿ, overwritten below)
+    for (std::size_t j = 0; j < n; ++j) {
+      const T* pj = scratch + j * k * k;
+      const T* pr = scratch + (n - 1 - j) * k * k;
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t q = 0; q < k; ++q) {
+          T acc = lift<T>(0.0);
+          for (std::size_t p = 0; p < k; ++p) acc = acc + pj[p * k + i] * adj[p * k + q];
+          w[i * k + q] = acc;
+        }
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t c = 0; c < k; ++c) {
+          T acc = lift<T>(0.0);
+          for (std::size_t q = 0; q < k; ++q) acc = acc + w[i * k + q] * pr[c * k + q];
+          in_adj[0][i * k + c] += acc;
+        }
+    }
   }
 };
 

@@ -6,7 +6,8 @@
 // add_diag, and the linear algebra of square matrices: matmul, transpose, diagonal, trace,
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
-// matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right — Stan's functions of
+// matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
+// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power — Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
@@ -663,6 +664,51 @@ auto mdivide_right(const B& b, const A& a) {
     throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
   return make_vector_op(ops::matmul_map{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+}
+
+/// e^A of a general K × K matrix (all K² entries read, row major): Stan's matrix_exp, by scaling
+/// and squaring with a Taylor polynomial (autodiff/multivariate_ops.hpp); the gradient through
+/// the Fréchet derivative. E.g. a continuous-time Markov chain's transition probabilities
+/// P(t) = e^{Qt} for a rate matrix Q of parameters.
+template <expression A>
+auto matrix_exp(const A& a) {
+  const auto na = detail::matrix_entries(a, "matrix_exp(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "matrix_exp(A)", "A");
+  return make_vector_op(ops::matrix_exp_map{k}, na.size(), na);
+}
+
+/// e^A B for a K × K matrix A and B of K values or K × J row major: Stan's matrix_exp_multiply
+/// (here the exponential and then the product; Stan avoids forming e^A).
+template <expression A, expression B>
+auto matrix_exp_multiply(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "matrix_exp_multiply(A, B)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "matrix_exp_multiply(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "matrix_exp_multiply(A, B)", "B", k);
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::matrix_exp_multiply(A, B): 'A' is " + std::to_string(k) + " x " +
+                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) +
+                                " values (K*J: a K x J matrix, row major)");
+  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
+                        nb);
+}
+
+/// e^{tA} B: Stan's scale_matrix_exp_multiply(t, A, B), t a scalar (a time: parameter or data).
+template <expression Tm, expression A, expression B>
+auto scale_matrix_exp_multiply(const Tm& t, const A& a, const B& b) {
+  static_assert(!is_vector_v<detail::node_t<Tm>>, "tyche::scale_matrix_exp_multiply(t, A, B): t must be a scalar");
+  const auto na = detail::matrix_entries(a, "scale_matrix_exp_multiply(t, A, B)", "A");
+  detail::matrix_order(na.size(), "scale_matrix_exp_multiply(t, A, B)", "A");
+  return matrix_exp_multiply(t * na, b);
+}
+
+/// Aⁿ of a general K × K matrix, n ≥ 0 (A⁰ = I): Stan's matrix_power; n − 1 products.
+template <expression A>
+auto matrix_power(const A& a, int n) {
+  const auto na = detail::matrix_entries(a, "matrix_power(A, n)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "matrix_power(A, n)", "A");
+  if (n < 0)
+    throw std::invalid_argument("tyche::matrix_power(A, n): n = " + std::to_string(n) + " must be >= 0");
+  return make_vector_op(ops::matrix_power_map{k, static_cast<std::size_t>(n)}, na.size(), na);
 }
 
 }  // namespace tyche

@@ -74,6 +74,10 @@ TYCHE_HD inline float  step(float x) { return x < 0 ? 0.0f : 1.0f; }
 /// log step(x): 0 for x ≥ 0, −∞ for x < 0 and for NaN.
 TYCHE_HD inline double log_step(double x) { return x >= 0 ? 0.0 : -HUGE_VAL; }
 TYCHE_HD inline float  log_step(float x) { return x >= 0 ? 0.0f : -HUGE_VALF; }
+/// The largest lane of x (one lane here; a SIMD batch's overload in backends/simd/batch.hpp), NaN
+/// lanes ignored: a loop count shared by the lanes of a batch, where each lane stops at its own.
+TYCHE_HD inline double lane_max(double x) { return x; }
+TYCHE_HD inline float  lane_max(float x) { return x; }
 // clang-format on
 
 /// log(1 + e) for e ∈ [0, 1] (or NaN), given u = 1 + e and r = 1/u as the caller has them

@@ -61,6 +61,7 @@ inline __m512i _mm512_mask_blend_epi16(__mmask32 mask, __m512i if_clear, __m512i
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 #include <math.h>
 
@@ -336,6 +337,16 @@ template <class E, class A>
 xsimd::batch<E, A> log_step(const xsimd::batch<E, A>& x) {
   using B = xsimd::batch<E, A>;
   return xsimd::select(x >= B(E(0)), B(E(0)), B(E(-HUGE_VAL)));
+}
+/// The largest lane of x, NaN lanes ignored (−∞ when every lane is NaN).
+template <class E, class A>
+E lane_max(const xsimd::batch<E, A>& x) {
+  alignas(A::alignment()) E lanes[xsimd::batch<E, A>::size];
+  x.store_aligned(lanes);
+  E m = -std::numeric_limits<E>::infinity();
+  for (E v : lanes)
+    if (v > m) m = v;
+  return m;
 }
 template <class E, class A>
 xsimd::batch<E, A> sign_of(const xsimd::batch<E, A>& x) {
