@@ -9831,7 +9831,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
-// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power — Stan's functions of
+// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym —
+// Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 // ----- begin tyche/autodiff/multivariate_ops.hpp -----
@@ -9850,6 +9851,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 //   determinant_map<Log>     log |det A| (Stan's log_determinant) or det A of a general K × K matrix
 //   matrix_exp_map           e^A of a general K × K matrix (Stan's matrix_exp)
 //   matrix_power_map         Aⁿ of a general K × K matrix, n ≥ 0 an integer (Stan's matrix_power)
+//   eigen_sym_map<Vectors>   the eigenvalues (ascending) or eigenvectors of a symmetric K × K
+//                            matrix (Stan's eigenvalues_sym, eigenvectors_sym)
 //   poisson_binomial_map<Mode>  Σᵢ log P(Y = yᵢ) (or ≤ yᵢ, > yᵢ), Y the number of successes of N
 //                            independent trials with probabilities θ (one value)
 //   precision_quadratic_map  Σₙ (yₙ − μₙ)ᵀ Ω (yₙ − μₙ) over N rows of K (one value):
@@ -9996,6 +9999,71 @@ TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
     const auto more = lift<T>(double(r)) < squarings;
     for (std::size_t e = 0; e < k * k; ++e) out[e] = math::select(more, tmp[e], out[e]);
   }
+}
+/// The eigen-decomposition A = V diag(λ) Vᵀ of a symmetric K × K matrix a (its lower triangle
+/// read) by the cyclic Jacobi method (Golub and Van Loan, "Matrix Computations", §8.5): sweeps of
+/// plane rotations, each zeroing one off-diagonal entry, until the off-diagonal part's squared
+/// Frobenius norm is ≤ 1e-30 times the whole's (at most 60 sweeps; quadratic convergence makes it
+/// 5–10), then the eigenvalues sorted ascending with their vectors (a network of compare-exchanges).
+/// Each lane of a SIMD batch converges on its own: a converged lane's rotations are the identity
+/// (t = 0: exact no-ops), and the sweeps run to the slowest lane, so a lane's result is the one
+/// computed alone. work: K² (the rotated matrix); values: K; vectors: K², row major, column m the
+/// unit eigenvector of values[m]. A non-finite entry makes everything NaN.
+template <class T>
+TYCHE_HD void jacobi_eigen_sym(std::size_t k, const T* a, T* work, T* values, T* vectors) {
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      work[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
+      vectors[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
+    }
+  T total = lift<T>(0.0);
+  for (std::size_t e = 0; e < k * k; ++e) total = total + work[e] * work[e];
+  for (int sweep = 0; sweep < 60; ++sweep) {
+    T off = lift<T>(0.0);
+    for (std::size_t p = 0; p < k; ++p)
+      for (std::size_t q = p + 1; q < k; ++q) off = off + work[p * k + q] * work[p * k + q];
+    const auto done = off <= lift<T>(1e-30) * total;
+    if (!(math::lane_max(math::select(done, lift<T>(0.0), lift<T>(1.0))) > 0.0)) break;
+    for (std::size_t p = 0; p < k; ++p)
+      for (std::size_t q = p + 1; q < k; ++q) {
+        const T apq = math::select(done, lift<T>(0.0), work[p * k + q]);  // a converged lane: no rotation
+        const auto rotate = apq != lift<T>(0.0);
+        const T theta = (work[q * k + q] - work[p * k + p]) / (lift<T>(2.0) * math::select(rotate, apq, lift<T>(1.0)));
+        const T at = math::abs(theta);
+        // t = sgn(θ)/(|θ| + √(θ² + 1)): the smaller root of t² + 2θt − 1 = 0; 1/(2θ) where θ² overflows.
+        const T mag = math::select(at > lift<T>(1e150), lift<T>(0.5) / math::select(at > lift<T>(1e150), at, lift<T>(1.0)),
+                                   lift<T>(1.0) / (at + math::sqrt(theta * theta + lift<T>(1.0))));
+        const T t = math::select(rotate, math::select(theta < lift<T>(0.0), -mag, mag), lift<T>(0.0));
+        const T c = lift<T>(1.0) / math::sqrt(t * t + lift<T>(1.0));
+        const T sn = t * c;
+        for (std::size_t r = 0; r < k; ++r) {  // columns p, q of A J and of V J
+          const T arp = work[r * k + p], arq = work[r * k + q];
+          work[r * k + p] = c * arp - sn * arq;
+          work[r * k + q] = sn * arp + c * arq;
+          const T vrp = vectors[r * k + p], vrq = vectors[r * k + q];
+          vectors[r * k + p] = c * vrp - sn * vrq;
+          vectors[r * k + q] = sn * vrp + c * vrq;
+        }
+        for (std::size_t r = 0; r < k; ++r) {  // rows p, q of Jᵀ (A J)
+          const T apr = work[p * k + r], aqr = work[q * k + r];
+          work[p * k + r] = c * apr - sn * aqr;
+          work[q * k + r] = sn * apr + c * aqr;
+        }
+      }
+  }
+  for (std::size_t i = 0; i < k; ++i) values[i] = work[i * k + i];
+  for (std::size_t i = 0; i < k; ++i)  // ascending: a bubble network of compare-exchanges
+    for (std::size_t j = 0; j + 1 + i < k; ++j) {
+      const auto swap = values[j] > values[j + 1];
+      const T lo = values[j];
+      values[j] = math::select(swap, values[j + 1], lo);
+      values[j + 1] = math::select(swap, lo, values[j + 1]);
+      for (std::size_t r = 0; r < k; ++r) {
+        const T vl = vectors[r * k + j];
+        vectors[r * k + j] = math::select(swap, vectors[r * k + j + 1], vl);
+        vectors[r * k + j + 1] = math::select(swap, vl, vectors[r * k + j + 1]);
+      }
+    }
 }
 }  // namespace detail
 
@@ -10463,6 +10531,72 @@ struct matrix_power_map {
           in_adj[0][i * k + c] += acc;
         }
     }
+  }
+};
+
+/// The eigenvalues λ (ascending; Vectors false, K values) or the unit eigenvectors V (Vectors:
+/// K² values row major, column m for λₘ; each column's sign is the algorithm's) of a symmetric
+/// K × K matrix (lower triangle read), by detail::jacobi_eigen_sym: Stan's eigenvalues_sym and
+/// eigenvectors_sym. λ and V kept in scratch for the reverse pass (Giles 2008): Ā = V (diag(λ̄) +
+/// F ∘ (Vᵀ V̄)) Vᵀ, Fₘₙ = 1/(λₙ − λₘ) off the diagonal, folded onto the lower triangle (Āᵢⱼ + Āⱼᵢ
+/// below the diagonal). Repeated eigenvalues make the eigenvectors' gradient infinite (their
+/// basis is not unique), as in Stan. O(K³) per sweep forward, O(K³) reverse. Scratch: 3K² + K.
+template <bool Vectors>
+struct eigen_sym_map {
+  static constexpr const char* name = Vectors ? "eigenvectors_sym" : "eigenvalues_sym";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 1;
+  template <class A>
+  static constexpr std::size_t extent = Vectors ? extent_v<A> : dynamic_extent;
+  bool operator==(const eigen_sym_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return 3 * k * k + k; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* values = scratch + k * k;
+    T* vectors = values + k;
+    detail::jacobi_eigen_sym(k, in[0], scratch, values, vectors);
+    if constexpr (Vectors)
+      for (std::size_t e = 0; e < k * k; ++e) out[e] = vectors[e];
+    else
+      for (std::size_t i = 0; i < k; ++i) out[i] = values[i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const T* values = scratch + k * k;
+    const T* v = values + k;
+    T* h = scratch;                  // the middle factor H, K² (the rotated matrix is not needed)
+    T* g = scratch + 2 * k * k + k;  // V H, K²
+    for (std::size_t m = 0; m < k; ++m)
+      for (std::size_t n = 0; n < k; ++n) {
+        if constexpr (Vectors) {
+          if (m == n) {
+            h[m * k + n] = lift<T>(0.0);
+          } else {
+            T acc = lift<T>(0.0);  // (Vᵀ V̄)ₘₙ
+            for (std::size_t r = 0; r < k; ++r) acc = acc + v[r * k + m] * adj[r * k + n];
+            h[m * k + n] = acc / (values[n] - values[m]);
+          }
+        } else {
+          h[m * k + n] = m == n ? adj[m] : lift<T>(0.0);
+        }
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t n = 0; n < k; ++n) {
+        T acc = lift<T>(0.0);
+        for (std::size_t m = 0; m < k; ++m) acc = acc + v[i * k + m] * h[m * k + n];
+        g[i * k + n] = acc;
+      }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        T gij = lift<T>(0.0), gji = lift<T>(0.0);  // (V H Vᵀ)ᵢⱼ and ⱼᵢ
+        for (std::size_t n = 0; n < k; ++n) {
+          gij = gij + g[i * k + n] * v[j * k + n];
+          gji = gji + g[j * k + n] * v[i * k + n];
+        }
+        in_adj[0][i * k + j] += i == j ? gij : gij + gji;
+      }
   }
 };
 
@@ -11436,6 +11570,41 @@ auto matrix_power(const A& a, int n) {
   if (n < 0)
     throw std::invalid_argument("tyche::matrix_power(A, n): n = " + std::to_string(n) + " must be >= 0");
   return make_vector_op(ops::matrix_power_map{k, static_cast<std::size_t>(n)}, na.size(), na);
+}
+
+namespace detail {
+/// Data A of a symmetric-matrix function: symmetric, or throws naming the entry.
+inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
+        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
+                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+}
+}  // namespace detail
+
+/// The K eigenvalues of a symmetric K × K matrix, ascending (its lower triangle read; a data A is
+/// checked symmetric): Stan's eigenvalues_sym, by the cyclic Jacobi method.
+template <expression A>
+auto eigenvalues_sym(const A& a) {
+  const auto na = detail::matrix_entries(a, "eigenvalues_sym(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "eigenvalues_sym(A)", "A");
+  detail::check_symmetric_data(detail::data_values(na), k, "eigenvalues_sym(A)", "A");
+  return make_vector_op(ops::eigen_sym_map<false>{k}, k, na);
+}
+
+/// The unit eigenvectors of a symmetric K × K matrix, K² values row major, column m the vector
+/// of the m-th smallest eigenvalue (each column's sign is arbitrary, as Stan's): Stan's
+/// eigenvectors_sym. Its gradient is infinite where eigenvalues repeat.
+template <expression A>
+auto eigenvectors_sym(const A& a) {
+  const auto na = detail::matrix_entries(a, "eigenvectors_sym(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "eigenvectors_sym(A)", "A");
+  detail::check_symmetric_data(detail::data_values(na), k, "eigenvectors_sym(A)", "A");
+  return make_vector_op(ops::eigen_sym_map<true>{k}, na.size(), na);
 }
 
 }  // namespace tyche

@@ -7,7 +7,8 @@
 // linear algebra of square matrices (matmul, transpose, diagonal, trace, diag_post_multiply,
 // quad_form_diag, quad_form, tcrossprod, crossprod, the triangular and SPD solves, inverse_spd,
 // log_determinant_spd, and of general matrices inverse, determinant, log_determinant,
-// mdivide_left, mdivide_right, matrix_exp and its products, matrix_power). Each: values against plain loops written here, gradients through the
+// mdivide_left, mdivide_right, matrix_exp and its products, matrix_power, eigenvalues_sym,
+// eigenvectors_sym). Each: values against plain loops written here, gradients through the
 // shared property check (Richardson finite differences), SIMD lanes against scalar, float against
 // double; static sizes, size errors, and a multinomial-logit model against its log density
 // computed directly.
@@ -1169,4 +1170,70 @@ TEST_CASE("matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply, matrix_po
   vector_param<"q5", 5> q5;
   CHECK_THROWS_WITH(matrix_exp(q5), Contains("tyche::matrix_exp(A): 'A' has 5 values, which is not"));
   CHECK_THROWS_WITH(matrix_exp_multiply(u, q5), Contains("tyche::matrix_exp_multiply(A, B): 'A' is 3 x 3 but 'B' has 5 values"));
+}
+
+namespace {
+/// The eigenvalues of a symmetric 3 × 3 matrix (lower triangle of a), ascending, by the
+/// trigonometric solution of its characteristic cubic (Smith, Comm. ACM 4, 1961).
+vec eigenvalues3_ref(const vec& a) {
+  const double a00 = a[0], a11 = a[4], a22 = a[8], a10 = a[3], a20 = a[6], a21 = a[7];
+  const double q = (a00 + a11 + a22) / 3;
+  const double p1 = a10 * a10 + a20 * a20 + a21 * a21;
+  const double p = std::sqrt(((a00 - q) * (a00 - q) + (a11 - q) * (a11 - q) + (a22 - q) * (a22 - q) + 2 * p1) / 6);
+  const double b00 = (a00 - q) / p, b11 = (a11 - q) / p, b22 = (a22 - q) / p, b10 = a10 / p, b20 = a20 / p,
+               b21 = a21 / p;
+  const double r = (b00 * (b11 * b22 - b21 * b21) - b10 * (b10 * b22 - b21 * b20) + b20 * (b10 * b21 - b11 * b20)) / 2;
+  const double phi = std::acos(std::clamp(r, -1.0, 1.0)) / 3;
+  const double hi = q + 2 * p * std::cos(phi), lo = q + 2 * p * std::cos(phi + 2.0943951023931954923);
+  return {lo, 3 * q - hi - lo, hi};
+}
+}  // namespace
+
+TEST_CASE("eigenvalues_sym and eigenvectors_sym: values against the cubic's closed form, A V = V diag(lambda), "
+          "orthonormal V, gradients, lanes that converge in different numbers of sweeps",
+          "[operations][vector_functions][linear_algebra]") {
+  constexpr std::size_t K = 3;
+  vector_param<"u", 9> u;  // the lower triangle is the matrix; the upper is not read
+  const vec w3{0.5, -1.5, 1.0};
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  // Squares of the eigenvectors' components: independent of each column's sign.
+  const auto f = compile(dot(data(w3), eigenvalues_sym(u)) + dot(data(w9), square(eigenvectors_sym(u))), u);
+  const auto pts = tyche_test::random_points(20, 9, -1.0, 1.0, 813);
+  const auto lam = [&](std::size_t i) { return compile(at(eigenvalues_sym(u), i), u); };
+  const auto vec_at = [&](std::size_t e) { return compile(at(eigenvectors_sym(u), e), u); };
+  for (const auto& p : pts) {
+    const vec ref = eigenvalues3_ref(p);
+    vec l(K), v(K * K);
+    for (std::size_t i = 0; i < K; ++i) {
+      l[i] = lam(i).value(p);
+      CHECK(l[i] == Approx(ref[i]).margin(1e-13));
+    }
+    for (std::size_t e = 0; e < K * K; ++e) v[e] = vec_at(e).value(p);
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t m = 0; m < K; ++m) {
+        double av = 0, vv = 0;  // (A V)ᵢₘ against λₘ Vᵢₘ; (Vᵀ V)ᵢₘ against δᵢₘ
+        for (std::size_t j = 0; j < K; ++j) {
+          av += (i >= j ? p[i * K + j] : p[j * K + i]) * v[j * K + m];
+          vv += v[j * K + i] * v[j * K + m];
+        }
+        CHECK(av == Approx(l[m] * v[i * K + m]).margin(1e-13));
+        CHECK(vv == Approx(i == m ? 1.0 : 0.0).margin(1e-14));
+      }
+  }
+  check_program(f, pts, "eigenvalues_sym, eigenvectors_sym");
+
+  // A diagonal matrix (no rotation at all), a repeated eigenvalue's values, a data matrix that
+  // is not symmetric, a non-finite entry.
+  const vec diag{3.0, 9.0, 9.0, 0.0, -1.0, 9.0, 0.0, 0.0, 2.0};  // upper triangle ignored
+  CHECK(lam(0).value(diag) == -1.0);
+  CHECK(lam(1).value(diag) == 2.0);
+  CHECK(lam(2).value(diag) == 3.0);
+  const vec repeated{2.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 3.0};  // eigenvalues 1, 3, 3
+  CHECK(lam(0).value(repeated) == Approx(1.0).epsilon(1e-14));
+  CHECK(lam(1).value(repeated) == Approx(3.0).epsilon(1e-14));
+  CHECK(lam(2).value(repeated) == Approx(3.0).epsilon(1e-14));
+  const vec not_sym{1.0, 0.5, 0.0, 0.4, 1.0, 0.0, 0.0, 0.0, 1.0};
+  CHECK_THROWS_WITH(eigenvalues_sym(matrix(not_sym, K, K)),
+                    Contains("tyche::eigenvalues_sym(A): A is not symmetric: A[2, 1] = 0.4 but A[1, 2] = 0.5"));
+  CHECK(std::isnan(lam(0).value(vec{1.0, 0.0, 0.0, std::nan(""), 1.0, 0.0, 0.0, 0.0, 1.0})));
 }

@@ -7,7 +7,8 @@
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
-// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power — Stan's functions of
+// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym —
+// Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
 #pragma once
@@ -709,6 +710,41 @@ auto matrix_power(const A& a, int n) {
   if (n < 0)
     throw std::invalid_argument("tyche::matrix_power(A, n): n = " + std::to_string(n) + " must be >= 0");
   return make_vector_op(ops::matrix_power_map{k, static_cast<std::size_t>(n)}, na.size(), na);
+}
+
+namespace detail {
+/// Data A of a symmetric-matrix function: symmetric, or throws naming the entry.
+inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
+        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
+                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
+                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
+                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+}
+}  // namespace detail
+
+/// The K eigenvalues of a symmetric K × K matrix, ascending (its lower triangle read; a data A is
+/// checked symmetric): Stan's eigenvalues_sym, by the cyclic Jacobi method.
+template <expression A>
+auto eigenvalues_sym(const A& a) {
+  const auto na = detail::matrix_entries(a, "eigenvalues_sym(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "eigenvalues_sym(A)", "A");
+  detail::check_symmetric_data(detail::data_values(na), k, "eigenvalues_sym(A)", "A");
+  return make_vector_op(ops::eigen_sym_map<false>{k}, k, na);
+}
+
+/// The unit eigenvectors of a symmetric K × K matrix, K² values row major, column m the vector
+/// of the m-th smallest eigenvalue (each column's sign is arbitrary, as Stan's): Stan's
+/// eigenvectors_sym. Its gradient is infinite where eigenvalues repeat.
+template <expression A>
+auto eigenvectors_sym(const A& a) {
+  const auto na = detail::matrix_entries(a, "eigenvectors_sym(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "eigenvectors_sym(A)", "A");
+  detail::check_symmetric_data(detail::data_values(na), k, "eigenvectors_sym(A)", "A");
+  return make_vector_op(ops::eigen_sym_map<true>{k}, na.size(), na);
 }
 
 }  // namespace tyche
