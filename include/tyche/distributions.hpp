@@ -16,6 +16,7 @@
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/constrained.hpp>
 #include <tyche/distributions/dirichlet.hpp>
+#include <tyche/distributions/discrete_range.hpp>
 #include <tyche/distributions/double_exponential.hpp>
 #include <tyche/distributions/exp_mod_normal.hpp>
 #include <tyche/distributions/exponential.hpp>
@@ -26,6 +27,7 @@
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/hypergeometric.hpp>
 #include <tyche/distributions/inflated.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>

@@ -21130,6 +21130,97 @@ auto dirichlet(const Alpha& alpha) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/dirichlet.hpp -----
+// ----- begin tyche/distributions/discrete_range.hpp -----
+// tyche/distributions/discrete_range.hpp — discrete_range(lower, upper), for observations only.
+// The discrete uniform distribution on the integers lower, …, upper (Stan Functions Reference,
+// "Discrete range distribution"):
+//   log p(y | lower, upper) = −log(upper − lower + 1),   y ∈ {lower, …, upper},
+// lower ≤ upper integers, numbers or data (a vector of bounds: one pair per observation); the
+// log density depends on the data only. observe throws, naming the index and the value, for a y
+// that is not an integer or lies outside its bounds, and for bounds that are not integers or
+// cross (lower > upper). Draws: uniform on the integers of the bounds.
+// `discrete_range_lpmf(y, lower, upper)` for free terms.
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+namespace detail {
+inline const char* integer_problem(double v) {
+  return !std::isfinite(v) || v != std::floor(v) ? "is not an integer" : nullptr;
+}
+}  // namespace detail
+
+template <class Lower, class Upper>
+struct discrete_range_distribution : distribution<discrete_range_distribution<Lower, Upper>> {
+  static constexpr const char* family = "discrete_range";
+  Lower lower;
+  Upper upper;
+  template <class X>
+  auto log_prob(const X& y) const {
+    // 0·y: the density does not depend on y, but a vector y counts the term once per element.
+    return detail::total(lit<0> * y - log(upper - lower + lit<1>));
+  }
+  auto arguments() const { return std::tuple{lower, upper}; }
+  auto check_supports() const {
+    static_assert(detail::known_values_v<Lower> && detail::known_values_v<Upper>,
+                  "tyche::discrete_range(lower, upper): lower and upper must be integers given as numbers or data "
+                  "(data(v)), not expressions of parameters");
+    const std::size_t nl = detail::known_size(lower), nu = detail::known_size(upper);
+    for (std::size_t i = 0; i < std::max(nl, nu); ++i) {
+      const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);
+      const std::string at = "[" + std::to_string(i + 1) + "]";
+      if (detail::integer_problem(l) != nullptr)
+        throw std::invalid_argument("tyche::discrete_range(lower, upper): lower" + at + " = " +
+                                    detail::format_number(l) + " is not an integer");
+      if (detail::integer_problem(u) != nullptr)
+        throw std::invalid_argument("tyche::discrete_range(lower, upper): upper" + at + " = " +
+                                    detail::format_number(u) + " is not an integer");
+      if (l > u)
+        throw std::invalid_argument("tyche::discrete_range(lower, upper): lower" + at + " = " +
+                                    detail::format_number(l) + " exceeds upper" + at + " = " + detail::format_number(u));
+    }
+  }
+  /// Each y (an integer, see distribution::observe) inside its bounds.
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (detail::known_values_v<Y>) {
+      const std::size_t ny = detail::known_size(y), nl = detail::known_size(lower), nu = detail::known_size(upper);
+      for (std::size_t i = 0; i < ny; ++i) {
+        const double v = detail::known_value(y, i);
+        const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);
+        if (v < l || v > u)
+          throw std::invalid_argument("tyche::discrete_range(...).observe(y): y[" + std::to_string(i + 1) + "] = " +
+                                      detail::format_number(v) + " is outside [" + detail::format_number(l) + ", " +
+                                      detail::format_number(u) + "]");
+      }
+    }
+  }
+  template <class G>
+  static double draw(G& rng, double l, double u) {
+    return static_cast<double>(std::uniform_int_distribution<long long>(std::llround(l), std::llround(u))(rng));
+  }
+  static double mean(double l, double u) { return 0.5 * (l + u); }
+  static double variance(double l, double u) { return ((u - l + 1) * (u - l + 1) - 1) / 12.0; }
+  static const char* observation_problem(double v) { return detail::integer_problem(v); }
+};
+
+/// The distribution discrete_range(lower, upper), to observe integers between the bounds:
+/// `discrete_range(1, 6).observe(data(rolls))`.
+template <detail::operand Lower, detail::operand Upper>
+auto discrete_range(const Lower& lower, const Upper& upper) {
+  return detail::make_distribution<discrete_range_distribution>(lower, upper);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(discrete_range)
+
+}  // namespace tyche
+// ----- end tyche/distributions/discrete_range.hpp -----
 // ----- begin tyche/distributions/double_exponential.hpp -----
 // tyche/distributions/double_exponential.hpp — double_exponential(mu, sigma) (Laplace).
 //   log p(x | μ, σ) = −log 2 − log σ − |x − μ|/σ,   x ∈ ℝ, σ > 0.
@@ -22469,6 +22560,114 @@ auto half_student_t(const Nu& nu, const Sigma& sigma) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/half_student_t.hpp -----
+// ----- begin tyche/distributions/hypergeometric.hpp -----
+// tyche/distributions/hypergeometric.hpp — hypergeometric(N, a, b), for observations only.
+// The number of successes in N draws without replacement from an urn of a successes and b
+// failures (Stan Functions Reference, "Hypergeometric distribution"):
+//   log p(y | N, a, b) = log C(a, y) + log C(b, N − y) − log C(a + b, N),
+//   y ∈ {max(0, N − b), …, min(a, N)},
+// N, a, b non-negative integers with N ≤ a + b, numbers or data (a vector: one triple per
+// observation); the log density depends on the data only (Stan's arguments are integers too).
+// observe throws, naming the index and the value, for a y that is not a count or cannot happen,
+// and for N, a, b that are not counts or have N > a + b. Draws: N draws from the urn, one by one.
+// `hypergeometric_lpmf(y, N, a, b)` for free terms.
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace tyche {
+
+template <class Draws, class A, class B>
+struct hypergeometric_distribution : distribution<hypergeometric_distribution<Draws, A, B>> {
+  static constexpr const char* family = "hypergeometric";
+  Draws n;
+  A a;
+  B b;
+  template <class X>
+  auto log_prob(const X& y) const {
+    return detail::total(lchoose(a, y) + lchoose(b, n - y) - lchoose(a + b, n));
+  }
+  auto arguments() const { return std::tuple{n, a, b}; }
+  auto check_supports() const {
+    static_assert(detail::known_values_v<Draws> && detail::known_values_v<A> && detail::known_values_v<B>,
+                  "tyche::hypergeometric(N, a, b): N, a and b must be counts given as numbers or data (data(v)), "
+                  "not expressions of parameters");
+    const std::size_t nn = detail::known_size(n), na = detail::known_size(a), nb = detail::known_size(b);
+    for (std::size_t i = 0; i < std::max({nn, na, nb}); ++i) {
+      const double draws = detail::known_value(n, nn == 1 ? 0 : i), av = detail::known_value(a, na == 1 ? 0 : i),
+                   bv = detail::known_value(b, nb == 1 ? 0 : i);
+      const std::string at = "[" + std::to_string(i + 1) + "] = ";
+      if (detail::count_problem(draws) != nullptr)
+        throw std::invalid_argument("tyche::hypergeometric(N, a, b): N" + at + detail::format_number(draws) +
+                                    " is not a non-negative integer count");
+      if (detail::count_problem(av) != nullptr)
+        throw std::invalid_argument("tyche::hypergeometric(N, a, b): a" + at + detail::format_number(av) +
+                                    " is not a non-negative integer count");
+      if (detail::count_problem(bv) != nullptr)
+        throw std::invalid_argument("tyche::hypergeometric(N, a, b): b" + at + detail::format_number(bv) +
+                                    " is not a non-negative integer count");
+      if (draws > av + bv)
+        throw std::invalid_argument("tyche::hypergeometric(N, a, b): N" + at + detail::format_number(draws) +
+                                    " exceeds a + b = " + detail::format_number(av + bv) + " (draws without replacement)");
+    }
+  }
+  /// Each y (a count, see distribution::observe) between max(0, N − b) and min(a, N).
+  template <class Y>
+  void check_observed(const Y& y) const {
+    if constexpr (detail::known_values_v<Y>) {
+      const std::size_t ny = detail::known_size(y), nn = detail::known_size(n), na = detail::known_size(a),
+                        nb = detail::known_size(b);
+      for (std::size_t i = 0; i < ny; ++i) {
+        const double v = detail::known_value(y, i), draws = detail::known_value(n, nn == 1 ? 0 : i),
+                     av = detail::known_value(a, na == 1 ? 0 : i), bv = detail::known_value(b, nb == 1 ? 0 : i);
+        const double lo = std::max(0.0, draws - bv), hi = std::min(av, draws);
+        if (v < lo || v > hi)
+          throw std::invalid_argument("tyche::hypergeometric(...).observe(y): y[" + std::to_string(i + 1) + "] = " +
+                                      detail::format_number(v) + " cannot happen: with N = " +
+                                      detail::format_number(draws) + ", a = " + detail::format_number(av) +
+                                      " and b = " + detail::format_number(bv) + " the count is in [" +
+                                      detail::format_number(lo) + ", " + detail::format_number(hi) + "]");
+      }
+    }
+  }
+  /// N draws from the urn, one at a time.
+  template <class G>
+  static double draw(G& rng, double draws, double av, double bv) {
+    std::uniform_real_distribution<double> u01;
+    double succ = av, fail = bv, y = 0;
+    for (long long d = 0; d < std::llround(draws); ++d) {
+      if (u01(rng) * (succ + fail) < succ) {
+        y += 1;
+        succ -= 1;
+      } else {
+        fail -= 1;
+      }
+    }
+    return y;
+  }
+  static double mean(double draws, double av, double bv) { return av + bv > 0 ? draws * av / (av + bv) : 0.0; }
+  static double variance(double draws, double av, double bv) {
+    const double t = av + bv;
+    return t > 1 ? draws * av * bv * (t - draws) / (t * t * (t - 1)) : 0.0;
+  }
+  static const char* observation_problem(double v) { return detail::count_problem(v); }
+};
+
+/// The distribution hypergeometric(N, a, b), to observe counts of successes:
+/// `hypergeometric(10, 20, 30).observe(data(y))`.
+template <detail::operand Draws, detail::operand A, detail::operand B>
+auto hypergeometric(const Draws& n, const A& a, const B& b) {
+  return detail::make_distribution<hypergeometric_distribution>(n, a, b);
+}
+
+TYCHE_OBSERVED_ONLY_FAMILY(hypergeometric)
+
+}  // namespace tyche
+// ----- end tyche/distributions/hypergeometric.hpp -----
 // ----- begin tyche/distributions/inflated.hpp -----
 // tyche/distributions/inflated.hpp — zero_inflated(d, theta), hurdle(d, theta): counts with extra zeros.
 // Observations y ≥ 0 from d with zeros added (the zero-inflated and hurdle models of brms, PyMC
@@ -26703,6 +26902,16 @@ auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
 template <detail::operand Y, detail::operand Alpha>
 auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(dirichlet_multinomial(alpha), y);
+}
+/// log discrete_range(y | lower, upper), summed over y.
+template <detail::operand Y, detail::operand Lower, detail::operand Upper>
+auto discrete_range_lpmf(const Y& y, const Lower& lower, const Upper& upper) {
+  return detail::log_density_at(discrete_range(lower, upper), y);
+}
+/// log hypergeometric(y | N, a, b), summed over y.
+template <detail::operand Y, detail::operand Draws, detail::operand A, detail::operand B>
+auto hypergeometric_lpmf(const Y& y, const Draws& n, const A& a, const B& b) {
+  return detail::log_density_at(hypergeometric(n, a, b), y);
 }
 /// log beta_neg_binomial(y | r, alpha, beta), summed over y.
 template <detail::operand Y, detail::operand R, detail::operand Alpha, detail::operand Beta>

@@ -8,12 +8,15 @@
 // functions) the same way, the asymmetric Laplace's far tails included; draws against mean,
 // variance and the cdf (KS; χ² for the counts); a named variable's support; the data and argument
 // checks; the *_lpdf / *_lpmf functions. poisson_binomial(theta) against the sum over the 2^N
-// subsets of trials, and against binomial where every θⱼ is one p.
+// subsets of trials, and against binomial where every θⱼ is one p. hypergeometric(N, a, b) against
+// Boost.Math, discrete_range(lower, upper) against its closed form: values, draws (moments and χ²
+// against the pmf), data and argument checks.
 #include "support/continuous_checks.hpp"
 #include "support/discrete_checks.hpp"
 
 #include <tyche/tyche.hpp>
 
+#include <boost/math/distributions/hypergeometric.hpp>
 #include <boost/math/distributions/inverse_chi_squared.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
 #include <boost/math/distributions/rayleigh.hpp>
@@ -485,4 +488,61 @@ TEST_CASE("poisson_binomial: lpmf, lcdf and lccdf against the sum over subsets, 
   CHECK_THROWS_WITH(poisson_binomial_lpmf(data(half), theta), Catch::Contains("y[1] = 1.5 is not a non-negative integer count"));
   const P outside{0.2, 1.2, 0.5};
   CHECK_THROWS_WITH(poisson_binomial_lpmf(data(y), data(outside)), Catch::Contains("poisson_binomial(theta)") && Catch::Contains("1.2"));
+}
+
+TEST_CASE("hypergeometric and discrete_range: lpmf against Boost.Math and the closed form, per-observation "
+          "arguments, draws, data and argument checks",
+          "[distributions][stan_families][hypergeometric]") {
+  // hypergeometric(N, a, b): Boost's hypergeometric_distribution(r = a, n = N, total = a + b).
+  const P y{3, 5, 4, 0, 10};
+  const auto f = compile(hypergeometric_lpmf(data(y), 10.0, 20.0, 30.0));
+  long double ref = 0;
+  const bm::hypergeometric_distribution<long double> urn(20, 10, 50);
+  for (double yi : y) ref += std::log(bm::pdf(urn, static_cast<unsigned>(yi)));
+  dc::check_log_pmf(f.value(P{}), ref, "hypergeometric_lpmf");
+  // One (N, a, b) per observation.
+  const P ns{4, 6}, as{5, 2}, bs{3, 9}, y2{2, 1};
+  const auto g = compile(hypergeometric_lpmf(data(y2), data(ns), data(as), data(bs)));
+  const long double ref2 = std::log(bm::pdf(bm::hypergeometric_distribution<long double>(5, 4, 8), 2u)) +
+                           std::log(bm::pdf(bm::hypergeometric_distribution<long double>(2, 6, 11), 1u));
+  dc::check_log_pmf(g.value(P{}), ref2, "hypergeometric_lpmf, arguments per observation");
+  // discrete_range(lower, upper): −log(upper − lower + 1) per observation, bounds per observation too.
+  const P rolls{1, 6, 3, 3};
+  CHECK(compile(discrete_range_lpmf(data(rolls), 1, 6)).value(P{}) == Approx(-4 * std::log(6.0)).epsilon(1e-15));
+  const P lo{-3, 0}, hi{2, 0}, z{-3, 0};
+  CHECK(compile(discrete_range_lpmf(data(z), data(lo), data(hi))).value(P{}) == Approx(-std::log(6.0)).epsilon(1e-15));
+
+  // Draws: moments, and χ² against the pmf.
+  const auto hd = dc::draws<hypergeometric_distribution<constant, constant, constant>>(3601, 10.0, 20.0, 30.0);
+  dc::check_moments(hd, hypergeometric_distribution<constant, constant, constant>::mean(10, 20, 30),
+                    hypergeometric_distribution<constant, constant, constant>::variance(10, 20, 30),
+                    "hypergeometric draws");
+  CHECK(hypergeometric_distribution<constant, constant, constant>::variance(10, 20, 30) ==
+        Approx(10.0 * 20 * 30 * 40 / (50.0 * 50 * 49)).epsilon(1e-15));
+  dc::check_chi_square(hd, [&](double k) { return static_cast<double>(bm::pdf(urn, static_cast<unsigned>(k))); },
+                       "hypergeometric draws");
+  const auto rd = dc::draws<discrete_range_distribution<constant, constant>>(3602, -2.0, 4.0);
+  dc::check_moments(rd, 1.0, 4.0, "discrete_range draws");  // 7 values: ((7)² − 1)/12 = 4
+  std::size_t outside = 0;
+  for (double x : rd) outside += !(x >= -2 && x <= 4 && x == std::floor(x));
+  CHECK(outside == 0);
+
+  // Checks: a count that cannot happen, N > a + b, counts that are not integers, crossing bounds,
+  // an observation outside its bounds.
+  const P three{3}, one{1}, half{1.5}, seven{7};
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(three), 5.0, 2.0, 30.0),
+                    Catch::Contains("tyche::hypergeometric(...).observe(y): y[1] = 3 cannot happen: with N = 5, a = 2 "
+                                    "and b = 30 the count is in [0, 2]"));
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(one), 10.0, 20.0, 3.0), Catch::Contains("the count is in [7, 10]"));
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(one), 10.0, 3.0, 4.0),
+                    Catch::Contains("tyche::hypergeometric(N, a, b): N[1] = 10 exceeds a + b = 7"));
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(one), 2.5, 3.0, 4.0),
+                    Catch::Contains("tyche::hypergeometric(N, a, b): N[1] = 2.5 is not a non-negative integer count"));
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(half), 2.0, 3.0, 4.0), Catch::Contains("y[1] = 1.5 is not a non-negative integer count"));
+  CHECK_THROWS_WITH(discrete_range_lpmf(data(one), 3, 1),
+                    Catch::Contains("tyche::discrete_range(lower, upper): lower[1] = 3 exceeds upper[1] = 1"));
+  CHECK_THROWS_WITH(discrete_range_lpmf(data(seven), 1, 6),
+                    Catch::Contains("tyche::discrete_range(...).observe(y): y[1] = 7 is outside [1, 6]"));
+  CHECK_THROWS_WITH(discrete_range_lpmf(data(half), 1, 6), Catch::Contains("y[1] = 1.5 is not an integer"));
+  CHECK_THROWS_WITH(discrete_range_lpmf(data(one), 0.5, 6), Catch::Contains("lower[1] = 0.5 is not an integer"));
 }

@@ -24,6 +24,7 @@
 #include <tyche/distributions/censored.hpp>
 #include <tyche/distributions/chi_square.hpp>
 #include <tyche/distributions/dirichlet.hpp>
+#include <tyche/distributions/discrete_range.hpp>
 #include <tyche/distributions/double_exponential.hpp>
 #include <tyche/distributions/exp_mod_normal.hpp>
 #include <tyche/distributions/exponential.hpp>
@@ -33,6 +34,7 @@
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
 #include <tyche/distributions/half_student_t.hpp>
+#include <tyche/distributions/hypergeometric.hpp>
 #include <tyche/distributions/inflated.hpp>
 #include <tyche/distributions/inv_chi_square.hpp>
 #include <tyche/distributions/inv_gamma.hpp>
@@ -289,6 +291,16 @@ auto multinomial_logit_lpmf(const Y& y, const Gamma& gamma) {
 template <detail::operand Y, detail::operand Alpha>
 auto dirichlet_multinomial_lpmf(const Y& y, const Alpha& alpha) {
   return detail::log_density_at(dirichlet_multinomial(alpha), y);
+}
+/// log discrete_range(y | lower, upper), summed over y.
+template <detail::operand Y, detail::operand Lower, detail::operand Upper>
+auto discrete_range_lpmf(const Y& y, const Lower& lower, const Upper& upper) {
+  return detail::log_density_at(discrete_range(lower, upper), y);
+}
+/// log hypergeometric(y | N, a, b), summed over y.
+template <detail::operand Y, detail::operand Draws, detail::operand A, detail::operand B>
+auto hypergeometric_lpmf(const Y& y, const Draws& n, const A& a, const B& b) {
+  return detail::log_density_at(hypergeometric(n, a, b), y);
 }
 /// log beta_neg_binomial(y | r, alpha, beta), summed over y.
 template <detail::operand Y, detail::operand R, detail::operand Alpha, detail::operand Beta>
