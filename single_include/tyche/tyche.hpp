@@ -1093,7 +1093,6 @@ inline constexpr bool shareable_v = detail::shareable_impl<std::remove_cvref_t<N
 #include <cmath>
 #include <concepts>
 #include <iterator>
-#include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -1357,7 +1356,8 @@ struct data_fn {
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
-             !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
+             !std::ranges::enable_borrowed_range<std::remove_cvref_t<Container>>)  // a temporary std::span is fine
+                                                                                 // (<span> declares the trait)
   data_vector<> operator()(Container&&, const char* = nullptr) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
@@ -37639,7 +37639,7 @@ class cuda_launcher {
 #include <cstddef>
 #include <limits>
 #include <numeric>
-#include <ranges>
+#include <iterator>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -37660,10 +37660,14 @@ struct draw_matrix {
   double* chain(std::size_t c) { return data.data() + c * n; }
 };
 
-/// A range of chains, each convertible to std::span<const double>.
+/// A range of chains (begin and end, as a range-for takes them), each convertible to
+/// std::span<const double>. (Written without <ranges>, whose parse cost every translation unit
+/// that includes tyche would pay: about 0.15 s of g++'s time for the header.)
 template <class R>
-concept chain_range = std::ranges::input_range<const R> &&
-                      std::convertible_to<std::ranges::range_reference_t<const R>, std::span<const double>>;
+concept chain_range = requires(const R& r) {
+  std::begin(r) != std::end(r);
+  { *std::begin(r) } -> std::convertible_to<std::span<const double>>;
+};
 
 [[noreturn]] inline void fail(const char* function, const std::string& what) {
   throw std::invalid_argument(std::string("tyche::") + function + ": " + what);

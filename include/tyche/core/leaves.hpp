@@ -8,7 +8,6 @@
 #include <cmath>
 #include <concepts>
 #include <iterator>
-#include <ranges>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -272,7 +271,8 @@ struct data_fn {
   /// Forbidden: data(temporary) would keep a view of storage destroyed at the end of the line.
   template <class Container>
     requires(!std::is_lvalue_reference_v<Container> && !std::is_arithmetic_v<Container> &&
-             !std::ranges::borrowed_range<Container>)  // a temporary std::span is fine
+             !std::ranges::enable_borrowed_range<std::remove_cvref_t<Container>>)  // a temporary std::span is fine
+                                                                                 // (<span> declares the trait)
   data_vector<> operator()(Container&&, const char* = nullptr) const {
     static_assert(sizeof(Container) == 0,
                   "tyche::data(x) keeps a view of 'x', not a copy: pass a named container that "
