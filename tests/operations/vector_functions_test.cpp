@@ -1237,3 +1237,53 @@ TEST_CASE("eigenvalues_sym and eigenvectors_sym: values against the cubic's clos
                     Contains("tyche::eigenvalues_sym(A): A is not symmetric: A[2, 1] = 0.4 but A[1, 2] = 0.5"));
   CHECK(std::isnan(lam(0).value(vec{1.0, 0.0, 0.0, std::nan(""), 1.0, 0.0, 0.0, 0.0, 1.0})));
 }
+
+TEST_CASE("rectangular matrices: matmul(A, B, K), transpose(A, R), tcrossprod(A, K), crossprod(A, K) against loops; "
+          "a data design matrix times a coefficient matrix; gradients, lanes, shape errors",
+          "[operations][vector_functions][linear_algebra]") {
+  // A: 3 x 2 parameters (loadings), B: 2 x 4 parameters, X: 5 x 2 data.
+  vector_param<"a", 6> a;
+  vector_param<"b", 8> b;
+  const vec x{1.0, -2.0, 0.5, 3.0, -1.5, 0.25, 2.0, 1.0, -0.5, -1.0};
+  const vec w4{0.5, -1.0, 2.0, 0.25};
+  vec w(20), w9(9), w6(6);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.1 * double(i) - 0.7;
+  for (std::size_t i = 0; i < w9.size(); ++i) w9[i] = 0.3 * double(i) - 1.1;
+  for (std::size_t i = 0; i < w6.size(); ++i) w6[i] = 0.5 - 0.2 * double(i);
+  const auto f = compile(dot(data(w), matmul(matrix(x.data(), 5, 2), b, 2)) + dot(data(w9), tcrossprod(a, 2)) +
+                             dot(data(w4), crossprod(a, 2)) + dot(data(w6), transpose(a, 3)) +
+                             sum(square(matmul(a, b, 2))),
+                         a, b);
+  auto mul = [](const vec& p, const vec& q, std::size_t r, std::size_t k) {  // (r x k)(k x j)
+    const std::size_t j = q.size() / k;
+    vec out(r * j, 0.0);
+    for (std::size_t i = 0; i < r; ++i)
+      for (std::size_t c = 0; c < j; ++c)
+        for (std::size_t t = 0; t < k; ++t) out[i * j + c] += p[i * k + t] * q[t * j + c];
+    return out;
+  };
+  auto tr = [](const vec& p, std::size_t r) {
+    const std::size_t c = p.size() / r;
+    vec out(p.size());
+    for (std::size_t i = 0; i < r; ++i)
+      for (std::size_t j = 0; j < c; ++j) out[j * r + i] = p[i * c + j];
+    return out;
+  };
+  auto expected = [&](const vec& p) {
+    const vec aa = slice(p, 0, 6), bb = slice(p, 6, 8);
+    double r = dot_ref(w, mul(x, bb, 5, 2)) + dot_ref(w9, mul(aa, tr(aa, 3), 3, 2)) + dot_ref(w4, mul(tr(aa, 3), aa, 2, 3)) +
+               dot_ref(w6, tr(aa, 3));
+    for (double e : mul(aa, bb, 3, 2)) r += e * e;
+    return r;
+  };
+  const auto pts = tyche_test::random_points(20, 14, -1.0, 1.0, 814);
+  for (const auto& p : pts) CHECK(f.value(p) == Approx(expected(p)).epsilon(1e-12));
+  check_program(f, pts, "matmul(A, B, K), transpose(A, R), tcrossprod(A, K), crossprod(A, K)");
+
+  vector_param<"q5", 5> q5;
+  CHECK_THROWS_WITH(matmul(a, q5, 2), Contains("tyche::matmul(A, B, K): 'B' has 5 values, which is not a multiple of K = 2"));
+  CHECK_THROWS_WITH(matmul(q5, b, 2), Contains("tyche::matmul(A, B, K): 'A' has 5 values, which is not a multiple of K = 2"));
+  CHECK_THROWS_WITH(matmul(matrix(x.data(), 5, 2), b, 4), Contains("tyche::matmul(A, B, K): 'A' is 5 x 2 but K = 4"));
+  CHECK_THROWS_WITH(transpose(q5, 2), Contains("tyche::transpose(A, R)"));
+  CHECK_THROWS_WITH(tcrossprod(a, 4), Contains("tyche::tcrossprod(A, K): 'A' has 6 values, which is not a multiple of K = 4"));
+}

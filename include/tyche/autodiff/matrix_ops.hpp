@@ -307,24 +307,29 @@ struct diag_pre_multiply_map {
   }
 };
 
-/// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
-/// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
-/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way. With `right`, B A for a J × K matrix B (row
-/// major: J = 1 is a row vector), the J·K entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ.
+/// A B for an R × K matrix A (R·K values, row major; R = K unless `rows` says otherwise) and a
+/// K × J matrix B (K·J values, row major: J = 1 is a column vector): the R·J entries of the
+/// product, row major. Reverse: Ā += adj Bᵀ, B̄ += Aᵀ adj. O(R K J) each way. With `right`,
+/// B A for a K × K matrix A and a J × K matrix B (row major: J = 1 is a row vector), the J·K
+/// entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ. Rectangular: A may have R ≠ K rows (the
+/// product's size is then not B's, so its extent is dynamic); otherwise rows is 0 and the
+/// product has B's size and static extent.
+template <bool Rectangular = false>
 struct matmul_map {
   static constexpr const char* name = "matmul";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   bool right = false;
+  std::size_t rows = 0;  // A's rows (0: K, a square A)
   template <class A, class B>
-  static constexpr std::size_t extent = extent_v<B>;
+  static constexpr std::size_t extent = Rectangular ? dynamic_extent : extent_v<B>;
   bool operator==(const matmul_map&) const = default;
+  TYCHE_HD std::size_t a_rows() const { return rows == 0 ? k : rows; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    const std::size_t j_cols = m / k;
     if (right) {
-      for (std::size_t j = 0; j < j_cols; ++j)
+      for (std::size_t j = 0; j < m / k; ++j)
         for (std::size_t c = 0; c < k; ++c) {
           T acc = lift<T>(0.0);
           for (std::size_t p = 0; p < k; ++p) acc = acc + in[1][j * k + p] * in[0][p * k + c];
@@ -332,7 +337,8 @@ struct matmul_map {
         }
       return;
     }
-    for (std::size_t i = 0; i < k; ++i)
+    const std::size_t r_rows = a_rows(), j_cols = m / r_rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
       for (std::size_t j = 0; j < j_cols; ++j) {
         T acc = lift<T>(0.0);
         for (std::size_t p = 0; p < k; ++p) acc = acc + in[0][i * k + p] * in[1][p * j_cols + j];
@@ -342,9 +348,8 @@ struct matmul_map {
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
-    const std::size_t j_cols = m / k;
     if (right) {
-      for (std::size_t j = 0; j < j_cols; ++j)
+      for (std::size_t j = 0; j < m / k; ++j)
         for (std::size_t p = 0; p < k; ++p) {
           T acc = lift<T>(0.0);
           for (std::size_t c = 0; c < k; ++c) {
@@ -355,7 +360,8 @@ struct matmul_map {
         }
       return;
     }
-    for (std::size_t i = 0; i < k; ++i)
+    const std::size_t r_rows = a_rows(), j_cols = m / r_rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
       for (std::size_t p = 0; p < k; ++p) {
         T acc = lift<T>(0.0);
         for (std::size_t j = 0; j < j_cols; ++j) {
@@ -367,25 +373,29 @@ struct matmul_map {
   }
 };
 
-/// Aᵀ of a K × K matrix (K² values). Reverse: Ā_ji += adj_ij.
+/// Aᵀ of an R × K matrix (R·K values, row major; R = K unless `rows` says otherwise): K·R values.
+/// Reverse: Ā_ij += adj_ji.
 struct transpose_map {
   static constexpr const char* name = "transpose";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
+  std::size_t rows = 0;  // A's rows (0: K)
   template <class A>
   static constexpr std::size_t extent = extent_v<A>;
   bool operator==(const transpose_map&) const = default;
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][j * k + i];
+    const std::size_t r_rows = rows == 0 ? k : rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[j * r_rows + i] = in[0][i * k + j];
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) in_adj[0][j * k + i] += adj[i * k + j];
+    const std::size_t r_rows = rows == 0 ? k : rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += adj[j * r_rows + i];
   }
 };
 

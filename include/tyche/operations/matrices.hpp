@@ -466,7 +466,7 @@ auto matmul(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
                                 std::to_string(k) + " x J matrix)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), na, nb);
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), na, nb);
 }
 
 /// Aᵀ of a K × K matrix (its K² entries, row major).
@@ -475,6 +475,64 @@ auto transpose(const A& a) {
   const auto na = detail::matrix_entries(a, "transpose(A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "transpose(A)", "A");
   return make_vector_op(ops::transpose_map{k}, na.size(), na);
+}
+
+namespace detail {
+/// A rectangular matrix argument (a data matrix of any shape, or a vector expression of its
+/// entries) as a vector node, with its number of columns checked against cols: its rows.
+template <class M>
+auto rectangular_entries(const M& m, std::size_t cols, const char* fn, const char* arg, std::size_t& rows) {
+  using N = node_t<M>;
+  if (cols == 0) throw std::invalid_argument(std::string("tyche::") + fn + ": the inner dimension K must be >= 1");
+  if constexpr (is_data_matrix_v<N>) {
+    const N n = as_node(m);
+    check_matrix_finite(n, fn, arg);
+    if (n.cols != cols)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' is " + std::to_string(n.rows) + " x " +
+                                  std::to_string(n.cols) + " but K = " + std::to_string(cols));
+    rows = n.rows;
+    return data_vector<>{{}, n.ptr, n.rows * n.cols};
+  } else {
+    static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, R, C)) or a vector "
+                                  "expression of its entries (row major)");
+    const N n = as_node(m);
+    if (n.size() % cols != 0 || n.size() == 0)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n.size()) +
+                                  " values, which is not a multiple of K = " + std::to_string(cols) +
+                                  " (an R x K matrix, row major)");
+    rows = n.size() / cols;
+    return n;
+  }
+}
+}  // namespace detail
+
+/// A B for an R × K matrix A (R·K values row major, or a data matrix of K columns) and a K × J
+/// matrix B (K·J values): the R·J entries of the product, row major, K given (the inner
+/// dimension, which the sizes alone do not decide). Stan's `A * B` for matrices that are not
+/// square: a multivariate regression's `matmul(matrix(x, N, K), beta, K)` with beta K·J
+/// coefficients, a factor model's loadings.
+template <expression A, expression B>
+auto matmul(const A& a, const B& b, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "matmul(A, B, K)", "A", rows);
+  const auto nb = detail::matrix_entries(b, "matmul(A, B, K)", "B", k);
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::matmul(A, B, K): 'B' has " + std::to_string(nb.size()) +
+                                " values, which is not a multiple of K = " + std::to_string(k) +
+                                " (a K x J matrix, row major)");
+  return make_vector_op(ops::matmul_map<true>{k, false, rows}, rows * (nb.size() / k), na, nb);
+}
+
+/// Aᵀ of an R × C matrix (R·C values row major, R given): the C·R entries of the transpose.
+template <expression A>
+auto transpose(const A& a, std::size_t rows) {
+  if (rows == 0) throw std::invalid_argument("tyche::transpose(A, R): the number of rows R must be >= 1");
+  std::size_t r = 0;
+  const auto na = detail::rectangular_entries(a, detail::operand_size(a) / rows, "transpose(A, R)", "A", r);
+  if (r != rows)
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(detail::operand_size(a)) +
+                                " values, which is not R = " + std::to_string(rows) + " rows of equal length");
+  return make_vector_op(ops::transpose_map{na.size() / rows, rows}, na.size(), na);
 }
 
 /// The K diagonal entries of a K × K matrix (Stan's diagonal).
@@ -539,6 +597,19 @@ template <expression A>
 auto crossprod(const A& a) {
   const auto na = detail::matrix_entries(a, "crossprod(A)", "A");
   return matmul(transpose(na), na);
+}
+/// A Aᵀ (R × R) and Aᵀ A (K × K) of an R × K matrix A (R·K values row major), K given.
+template <expression A>
+auto tcrossprod(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "tcrossprod(A, K)", "A", rows);
+  return matmul(na, transpose(na, rows), k);
+}
+template <expression A>
+auto crossprod(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "crossprod(A, K)", "A", rows);
+  return matmul(transpose(na, rows), na, rows);
 }
 
 namespace detail {
@@ -647,7 +718,7 @@ auto mdivide_left(const A& a, const B& b) {
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 /// B A⁻¹ for a general K × K matrix A and B a row vector of K values or a J × K matrix row major:
@@ -664,7 +735,7 @@ auto mdivide_right(const B& b, const A& a) {
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::matmul_map<>{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 /// e^A of a general K × K matrix (all K² entries read, row major): Stan's matrix_exp, by scaling
@@ -689,7 +760,7 @@ auto matrix_exp_multiply(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matrix_exp_multiply(A, B): 'A' is " + std::to_string(k) + " x " +
                                 std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) +
                                 " values (K*J: a K x J matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
                         nb);
 }
 
