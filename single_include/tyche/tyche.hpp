@@ -3847,24 +3847,29 @@ struct diag_pre_multiply_map {
   }
 };
 
-/// A B for a K × K matrix A (K² values) and a K × J matrix B (K·J values, row major: J = 1 is a
-/// column vector; J = K a square matrix): the K·J entries of the product, row major. Reverse:
-/// Ā += adj Bᵀ, B̄ += Aᵀ adj. O(K² J) each way. With `right`, B A for a J × K matrix B (row
-/// major: J = 1 is a row vector), the J·K entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ.
+/// A B for an R × K matrix A (R·K values, row major; R = K unless `rows` says otherwise) and a
+/// K × J matrix B (K·J values, row major: J = 1 is a column vector): the R·J entries of the
+/// product, row major. Reverse: Ā += adj Bᵀ, B̄ += Aᵀ adj. O(R K J) each way. With `right`,
+/// B A for a K × K matrix A and a J × K matrix B (row major: J = 1 is a row vector), the J·K
+/// entries of the product: Ā += Bᵀ adj, B̄ += adj Aᵀ. Rectangular: A may have R ≠ K rows (the
+/// product's size is then not B's, so its extent is dynamic); otherwise rows is 0 and the
+/// product has B's size and static extent.
+template <bool Rectangular = false>
 struct matmul_map {
   static constexpr const char* name = "matmul";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
   bool right = false;
+  std::size_t rows = 0;  // A's rows (0: K, a square A)
   template <class A, class B>
-  static constexpr std::size_t extent = extent_v<B>;
+  static constexpr std::size_t extent = Rectangular ? dynamic_extent : extent_v<B>;
   bool operator==(const matmul_map&) const = default;
+  TYCHE_HD std::size_t a_rows() const { return rows == 0 ? k : rows; }
   template <class T>
   TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
-    const std::size_t j_cols = m / k;
     if (right) {
-      for (std::size_t j = 0; j < j_cols; ++j)
+      for (std::size_t j = 0; j < m / k; ++j)
         for (std::size_t c = 0; c < k; ++c) {
           T acc = lift<T>(0.0);
           for (std::size_t p = 0; p < k; ++p) acc = acc + in[1][j * k + p] * in[0][p * k + c];
@@ -3872,7 +3877,8 @@ struct matmul_map {
         }
       return;
     }
-    for (std::size_t i = 0; i < k; ++i)
+    const std::size_t r_rows = a_rows(), j_cols = m / r_rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
       for (std::size_t j = 0; j < j_cols; ++j) {
         T acc = lift<T>(0.0);
         for (std::size_t p = 0; p < k; ++p) acc = acc + in[0][i * k + p] * in[1][p * j_cols + j];
@@ -3882,9 +3888,8 @@ struct matmul_map {
   template <class T>
   TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj) const {
-    const std::size_t j_cols = m / k;
     if (right) {
-      for (std::size_t j = 0; j < j_cols; ++j)
+      for (std::size_t j = 0; j < m / k; ++j)
         for (std::size_t p = 0; p < k; ++p) {
           T acc = lift<T>(0.0);
           for (std::size_t c = 0; c < k; ++c) {
@@ -3895,7 +3900,8 @@ struct matmul_map {
         }
       return;
     }
-    for (std::size_t i = 0; i < k; ++i)
+    const std::size_t r_rows = a_rows(), j_cols = m / r_rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
       for (std::size_t p = 0; p < k; ++p) {
         T acc = lift<T>(0.0);
         for (std::size_t j = 0; j < j_cols; ++j) {
@@ -3907,25 +3913,29 @@ struct matmul_map {
   }
 };
 
-/// Aᵀ of a K × K matrix (K² values). Reverse: Ā_ji += adj_ij.
+/// Aᵀ of an R × K matrix (R·K values, row major; R = K unless `rows` says otherwise): K·R values.
+/// Reverse: Ā_ij += adj_ji.
 struct transpose_map {
   static constexpr const char* name = "transpose";
   static constexpr bool has_payload = true;
   static constexpr bool reads_data_buffers = false;
   std::size_t k = 0;
+  std::size_t rows = 0;  // A's rows (0: K)
   template <class A>
   static constexpr std::size_t extent = extent_v<A>;
   bool operator==(const transpose_map&) const = default;
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = in[0][j * k + i];
+    const std::size_t r_rows = rows == 0 ? k : rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[j * r_rows + i] = in[0][i * k + j];
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj) const {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) in_adj[0][j * k + i] += adj[i * k + j];
+    const std::size_t r_rows = rows == 0 ? k : rows;
+    for (std::size_t i = 0; i < r_rows; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i * k + j] += adj[j * r_rows + i];
   }
 };
 
@@ -9931,7 +9941,11 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
     const T pivot = a[c * k + c];
     log_abs_det = log_abs_det + math::log(math::abs(pivot));
     sign = math::select(pivot < lift<T>(0.0), -sign, sign);
-    const T scale = lift<T>(1.0) / pivot;
+    // A zero pivot (the column below is zero too: it is the largest): LU goes on with a zero
+    // multiplier, so the determinant is 0 and its log −∞ rather than NaN; Gauss–Jordan's inverse
+    // is non-finite as it must be.
+    const T scale = inv != nullptr ? lift<T>(1.0) / pivot
+                                   : lift<T>(1.0) / math::select(pivot == lift<T>(0.0), lift<T>(1.0), pivot);
     if (inv != nullptr) {
       for (std::size_t j = c + 1; j < k; ++j) a[c * k + j] = a[c * k + j] * scale;
       for (std::size_t j = 0; j < k; ++j) inv[c * k + j] = inv[c * k + j] * scale;
@@ -9971,15 +9985,19 @@ template <class T>
 TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
   T* x = work;
   T* tmp = work + k * k;
+  // ‖A‖₁ · 2⁻⁶⁴ (a power of two: exact), so that the column sums of finite entries cannot
+  // overflow; the threshold ½ scaled alike.
+  const T shrink = lift<T>(5.421010862427522e-20);  // 2⁻⁶⁴
   T norm = lift<T>(0.0);
   for (std::size_t j = 0; j < k; ++j) {
     T col = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) col = col + math::abs(a[i * k + j]);
+    for (std::size_t i = 0; i < k; ++i) col = col + math::abs(a[i * k + j]) * shrink;
     norm = math::max(norm, col);
   }
+  const double half = 0.5 * 5.421010862427522e-20;
   T scale = lift<T>(1.0), squarings = lift<T>(0.0);
-  for (int it = 0; it < 1100 && math::lane_max(norm) > 0.5; ++it) {  // 2^-1100 · DBL_MAX < ½
-    const auto halve = norm > lift<T>(0.5);
+  for (int it = 0; it < 1100 && math::lane_max(norm) > half; ++it) {  // a finite norm needs ≤ 1,089
+    const auto halve = norm > lift<T>(half);
     norm = math::select(halve, norm * lift<T>(0.5), norm);
     scale = math::select(halve, scale * lift<T>(0.5), scale);
     squarings = math::select(halve, squarings + lift<T>(1.0), squarings);
@@ -10011,9 +10029,15 @@ TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
 /// unit eigenvector of values[m]. A non-finite entry makes everything NaN.
 template <class T>
 TYCHE_HD void jacobi_eigen_sym(std::size_t k, const T* a, T* work, T* values, T* vectors) {
+  // The matrix divided by its largest magnitude (1 for a zero matrix), so that the squared norms
+  // of the stopping test neither overflow nor underflow; the eigenvalues scaled back at the end.
+  T big = lift<T>(0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) big = math::max(big, math::abs(a[i * k + j]));
+  big = math::select(big == lift<T>(0.0), lift<T>(1.0), big);
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < k; ++j) {
-      work[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
+      work[i * k + j] = (i >= j ? a[i * k + j] : a[j * k + i]) / big;
       vectors[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
     }
   T total = lift<T>(0.0);
@@ -10051,7 +10075,7 @@ TYCHE_HD void jacobi_eigen_sym(std::size_t k, const T* a, T* work, T* values, T*
         }
       }
   }
-  for (std::size_t i = 0; i < k; ++i) values[i] = work[i * k + i];
+  for (std::size_t i = 0; i < k; ++i) values[i] = work[i * k + i] * big;
   for (std::size_t i = 0; i < k; ++i)  // ascending: a bubble network of compare-exchanges
     for (std::size_t j = 0; j + 1 + i < k; ++j) {
       const auto swap = values[j] > values[j + 1];
@@ -10881,6 +10905,7 @@ inline std::string first_names(const std::vector<std::string>& names, std::size_
 }  // namespace tyche::detail
 // ----- end tyche/scalar/format.hpp -----
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -11300,17 +11325,30 @@ inline void check_spd_data(const double* a, std::size_t k, const char* fn, const
     }
   }
 }
-/// Data A of a general solve or inverse: not singular (a zero pivot of elimination with partial
-/// pivoting), or throws naming the pivot.
+/// Data A of a general solve or inverse: not singular to working precision, or throws naming the
+/// pivot. The pivots of elimination with partial pivoting (LU) are compared with A's largest
+/// entry (a pivot ≤ 1e-13 of it: singular in double arithmetic), and the inverse the op will
+/// compute (Gauss–Jordan, which rounds differently) must be finite.
 inline void check_nonsingular_data(const double* a, std::size_t k, const char* fn, const char* arg) {
   if (a == nullptr) return;
-  std::vector<double> work(a, a + k * k);
+  double big = 0;
+  for (std::size_t e = 0; e < k * k; ++e) big = std::max(big, std::fabs(a[e]));
+  std::vector<double> work(a, a + k * k), inv(k * k);
   double log_abs_det = 0, sign = 1;
   pivoted_elimination(k, work.data(), static_cast<double*>(nullptr), log_abs_det, sign);
   for (std::size_t c = 0; c < k; ++c)
-    if (!(work[c * k + c] != 0.0))
+    if (!(std::fabs(work[c * k + c]) > 1e-13 * big))
       throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (pivot " +
-                                  std::to_string(c + 1) + " of elimination with partial pivoting is 0)");
+                                  std::to_string(c + 1) + " of elimination with partial pivoting is " +
+                                  format_number(work[c * k + c]) + ", against " + format_number(big) +
+                                  " for the largest entry)");
+  work.assign(a, a + k * k);
+  pivoted_elimination(k, work.data(), inv.data(), log_abs_det, sign);
+  for (std::size_t e = 0; e < k * k; ++e)
+    if (!std::isfinite(inv[e]))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (its inverse has " +
+                                  format_number(inv[e]) + " at [" + std::to_string(e / k + 1) + ", " +
+                                  std::to_string(e % k + 1) + "])");
 }
 }  // namespace detail
 
@@ -11326,7 +11364,7 @@ auto matmul(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
                                 std::to_string(k) + " x J matrix)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), na, nb);
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), na, nb);
 }
 
 /// Aᵀ of a K × K matrix (its K² entries, row major).
@@ -11335,6 +11373,64 @@ auto transpose(const A& a) {
   const auto na = detail::matrix_entries(a, "transpose(A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "transpose(A)", "A");
   return make_vector_op(ops::transpose_map{k}, na.size(), na);
+}
+
+namespace detail {
+/// A rectangular matrix argument (a data matrix of any shape, or a vector expression of its
+/// entries) as a vector node, with its number of columns checked against cols: its rows.
+template <class M>
+auto rectangular_entries(const M& m, std::size_t cols, const char* fn, const char* arg, std::size_t& rows) {
+  using N = node_t<M>;
+  if (cols == 0) throw std::invalid_argument(std::string("tyche::") + fn + ": the inner dimension K must be >= 1");
+  if constexpr (is_data_matrix_v<N>) {
+    const N n = as_node(m);
+    check_matrix_finite(n, fn, arg);
+    if (n.cols != cols)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' is " + std::to_string(n.rows) + " x " +
+                                  std::to_string(n.cols) + " but K = " + std::to_string(cols));
+    rows = n.rows;
+    return data_vector<>{{}, n.ptr, n.rows * n.cols};
+  } else {
+    static_assert(is_vector_v<N>, "tyche: a matrix argument must be a data matrix (matrix(x, R, C)) or a vector "
+                                  "expression of its entries (row major)");
+    const N n = as_node(m);
+    if (n.size() % cols != 0 || n.size() == 0)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": '" + arg + "' has " + std::to_string(n.size()) +
+                                  " values, which is not a multiple of K = " + std::to_string(cols) +
+                                  " (an R x K matrix, row major)");
+    rows = n.size() / cols;
+    return n;
+  }
+}
+}  // namespace detail
+
+/// A B for an R × K matrix A (R·K values row major, or a data matrix of K columns) and a K × J
+/// matrix B (K·J values): the R·J entries of the product, row major, K given (the inner
+/// dimension, which the sizes alone do not decide). Stan's `A * B` for matrices that are not
+/// square: a multivariate regression's `matmul(matrix(x, N, K), beta, K)` with beta K·J
+/// coefficients, a factor model's loadings.
+template <expression A, expression B>
+auto matmul(const A& a, const B& b, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "matmul(A, B, K)", "A", rows);
+  const auto nb = detail::matrix_entries(b, "matmul(A, B, K)", "B", k);
+  if (nb.size() % k != 0 || nb.size() == 0)
+    throw std::invalid_argument("tyche::matmul(A, B, K): 'B' has " + std::to_string(nb.size()) +
+                                " values, which is not a multiple of K = " + std::to_string(k) +
+                                " (a K x J matrix, row major)");
+  return make_vector_op(ops::matmul_map<true>{k, false, rows}, rows * (nb.size() / k), na, nb);
+}
+
+/// Aᵀ of an R × C matrix (R·C values row major, R given): the C·R entries of the transpose.
+template <expression A>
+auto transpose(const A& a, std::size_t rows) {
+  if (rows == 0) throw std::invalid_argument("tyche::transpose(A, R): the number of rows R must be >= 1");
+  std::size_t r = 0;
+  const auto na = detail::rectangular_entries(a, detail::operand_size(a) / rows, "transpose(A, R)", "A", r);
+  if (r != rows)
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(detail::operand_size(a)) +
+                                " values, which is not R = " + std::to_string(rows) + " rows of equal length");
+  return make_vector_op(ops::transpose_map{na.size() / rows, rows}, na.size(), na);
 }
 
 /// The K diagonal entries of a K × K matrix (Stan's diagonal).
@@ -11399,6 +11495,19 @@ template <expression A>
 auto crossprod(const A& a) {
   const auto na = detail::matrix_entries(a, "crossprod(A)", "A");
   return matmul(transpose(na), na);
+}
+/// A Aᵀ (R × R) and Aᵀ A (K × K) of an R × K matrix A (R·K values row major), K given.
+template <expression A>
+auto tcrossprod(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "tcrossprod(A, K)", "A", rows);
+  return matmul(na, transpose(na, rows), k);
+}
+template <expression A>
+auto crossprod(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::rectangular_entries(a, k, "crossprod(A, K)", "A", rows);
+  return matmul(transpose(na, rows), na, rows);
 }
 
 namespace detail {
@@ -11507,7 +11616,7 @@ auto mdivide_left(const A& a, const B& b) {
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 /// B A⁻¹ for a general K × K matrix A and B a row vector of K values or a J × K matrix row major:
@@ -11518,13 +11627,12 @@ auto mdivide_right(const B& b, const A& a) {
   const auto na = detail::matrix_entries(a, "mdivide_right(B, A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "mdivide_right(B, A)", "A");
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
-  const auto nb = detail::as_node(b);
-  static_assert(is_vector_v<std::remove_const_t<decltype(nb)>>,
-                "tyche::mdivide_right(B, A): B must be a vector expression of J*K values (a J x K matrix, row major)");
+  std::size_t b_rows = 0;
+  const auto nb = detail::rectangular_entries(b, k, "mdivide_right(B, A)", "B", b_rows);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::matmul_map<>{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
 /// e^A of a general K × K matrix (all K² entries read, row major): Stan's matrix_exp, by scaling
@@ -11549,12 +11657,12 @@ auto matrix_exp_multiply(const A& a, const B& b) {
     throw std::invalid_argument("tyche::matrix_exp_multiply(A, B): 'A' is " + std::to_string(k) + " x " +
                                 std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) +
                                 " values (K*J: a K x J matrix, row major)");
-  return make_vector_op(ops::matmul_map{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
+  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
                         nb);
 }
 
 /// e^{tA} B: Stan's scale_matrix_exp_multiply(t, A, B), t a scalar (a time: parameter or data).
-template <expression Tm, expression A, expression B>
+template <detail::operand Tm, expression A, expression B>
 auto scale_matrix_exp_multiply(const Tm& t, const A& a, const B& b) {
   static_assert(!is_vector_v<detail::node_t<Tm>>, "tyche::scale_matrix_exp_multiply(t, A, B): t must be a scalar");
   const auto na = detail::matrix_entries(a, "scale_matrix_exp_multiply(t, A, B)", "A");
@@ -18678,6 +18786,7 @@ auto beta(const A& a, const B& b) {
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -18705,6 +18814,28 @@ template <class N>
 std::size_t known_size(const N& n) {
   if constexpr (kind_of<N> == node_kind::data_vector) return n.size();
   else return 1;
+}
+
+/// Per-observation arguments of a family whose arguments are data (hypergeometric,
+/// discrete_range): each of `sizes` (the arguments' numbers of values, named by `names`) is 1 or
+/// the common size; with observations (ny > 0), that size is ny. Returns the common size.
+inline std::size_t check_argument_sizes(const char* call, std::initializer_list<const char*> names,
+                                        std::initializer_list<std::size_t> sizes, std::size_t ny = 0) {
+  std::size_t common = ny == 0 ? 1 : ny;
+  const char* first = ny == 0 ? nullptr : "y";
+  auto name = names.begin();
+  for (std::size_t n : sizes) {
+    if (n != 1) {
+      if (common != 1 && n != common)
+        throw std::invalid_argument(std::string("tyche::") + call + ": " + *name + " has " + std::to_string(n) +
+                                    " values but " + (first != nullptr ? first : "another argument") + " has " +
+                                    std::to_string(common) + " (each argument one value, or one per observation)");
+      if (common == 1) first = *name;
+      common = n;
+    }
+    ++name;
+  }
+  return common;
 }
 
 /// The checks on the number of trials n of a count family observed at y (both nodes): n is a
@@ -21172,7 +21303,8 @@ struct discrete_range_distribution : distribution<discrete_range_distribution<Lo
                   "tyche::discrete_range(lower, upper): lower and upper must be integers given as numbers or data "
                   "(data(v)), not expressions of parameters");
     const std::size_t nl = detail::known_size(lower), nu = detail::known_size(upper);
-    for (std::size_t i = 0; i < std::max(nl, nu); ++i) {
+    const std::size_t count = detail::check_argument_sizes("discrete_range(lower, upper)", {"lower", "upper"}, {nl, nu});
+    for (std::size_t i = 0; i < count; ++i) {
       const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);
       const std::string at = "[" + std::to_string(i + 1) + "]";
       if (detail::integer_problem(l) != nullptr)
@@ -21191,6 +21323,7 @@ struct discrete_range_distribution : distribution<discrete_range_distribution<Lo
   void check_observed(const Y& y) const {
     if constexpr (detail::known_values_v<Y>) {
       const std::size_t ny = detail::known_size(y), nl = detail::known_size(lower), nu = detail::known_size(upper);
+      detail::check_argument_sizes("discrete_range(lower, upper).observe(y)", {"lower", "upper"}, {nl, nu}, ny);
       for (std::size_t i = 0; i < ny; ++i) {
         const double v = detail::known_value(y, i);
         const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);
@@ -22597,7 +22730,8 @@ struct hypergeometric_distribution : distribution<hypergeometric_distribution<Dr
                   "tyche::hypergeometric(N, a, b): N, a and b must be counts given as numbers or data (data(v)), "
                   "not expressions of parameters");
     const std::size_t nn = detail::known_size(n), na = detail::known_size(a), nb = detail::known_size(b);
-    for (std::size_t i = 0; i < std::max({nn, na, nb}); ++i) {
+    const std::size_t count = detail::check_argument_sizes("hypergeometric(N, a, b)", {"N", "a", "b"}, {nn, na, nb});
+    for (std::size_t i = 0; i < count; ++i) {
       const double draws = detail::known_value(n, nn == 1 ? 0 : i), av = detail::known_value(a, na == 1 ? 0 : i),
                    bv = detail::known_value(b, nb == 1 ? 0 : i);
       const std::string at = "[" + std::to_string(i + 1) + "] = ";
@@ -22621,6 +22755,7 @@ struct hypergeometric_distribution : distribution<hypergeometric_distribution<Dr
     if constexpr (detail::known_values_v<Y>) {
       const std::size_t ny = detail::known_size(y), nn = detail::known_size(n), na = detail::known_size(a),
                         nb = detail::known_size(b);
+      detail::check_argument_sizes("hypergeometric(N, a, b).observe(y)", {"N", "a", "b"}, {nn, na, nb}, ny);
       for (std::size_t i = 0; i < ny; ++i) {
         const double v = detail::known_value(y, i), draws = detail::known_value(n, nn == 1 ? 0 : i),
                      av = detail::known_value(a, na == 1 ? 0 : i), bv = detail::known_value(b, nb == 1 ? 0 : i);
@@ -23763,7 +23898,7 @@ auto multi_normal_prec(const Mu& mu, const Ox& omega, Shape shape) {
 // distribution"; multi_gp_cholesky is the same law given the Cholesky factor L of Σ):
 //   log p(y | Σ, w) = Σₖ [ −½ wₖ yₖᵀ Σ⁻¹ yₖ + (N/2) log wₖ ] − (K/2) log det Σ − (K N/2) log 2π,
 // Σ = L Lᵀ symmetric positive definite N × N (only its lower triangle is read), w > 0 a vector of
-// K inverse scales (or one, for every row). y is the K·N values, row k at k·N (a named vector of
+// K inverse scales (or one number, for every row). y is the K·N values, row k at k·N (a named vector of
 // K·N, or `observe(data(y))`); yₖᵀ Σ⁻¹ yₖ = ‖L⁻¹ yₖ‖² by the triangular solve of multi_normal's
 // rows (autodiff/matrix_ops.hpp's cholesky_residual_map) and multi_student_t's row sums of squares,
 // ½ log det Σ = Σᵢ log Lᵢᵢ. Σ and L are data matrices (tyche::matrix(ptr, N, N); a data Σ is
@@ -23817,7 +23952,7 @@ struct multi_gp_distribution : distribution<multi_gp_distribution<W, L, FromCova
     const N yn = detail::as_node(x);
     const std::size_t rows = yn.size() / n;
     const std::size_t wn = detail::operand_size(w);
-    if (yn.size() % n != 0 || rows == 0 || (wn != 1 && wn != rows))
+    if (yn.size() % n != 0 || rows == 0 || (is_vector_v<detail::node_t<W>> ? wn != rows : wn != 1))
       throw std::invalid_argument(std::string("tyche::") + call + ": y has " + std::to_string(yn.size()) +
                                   " values but " + (FromCovariance ? "Sigma" : "L") + " is " + std::to_string(n) +
                                   " x " + std::to_string(n) + " and w has " + std::to_string(wn) +

@@ -905,6 +905,10 @@ TEST_CASE("multi_gp / multi_gp_cholesky: log density against the rows' normals, 
   CHECK_THROWS_WITH(multi_gp_cholesky(matrix(bad_l.data(), 2, 2), exp(lw)),
                     Contains("tyche::multi_gp_cholesky(L, w): L[2, 2] = 0 must be a positive number"));
   CHECK_THROWS_WITH(multi_gp(matrix(sigma.data(), N, N), data(w_bad)), Contains("tyche::multi_gp(Sigma, w): w must be"));
+  // A vector w must have one value per row (a single number is given as a number).
+  const std::vector<double> w_one{2.0};
+  CHECK_THROWS_WITH(multi_gp(matrix(sigma.data(), N, N), data(w_one)).log_prob(y),
+                    Contains("tyche::multi_gp(Sigma, w): y has 6 values but Sigma is 3 x 3 and w has 1"));
 }
 
 TEST_CASE("wishart / inv_wishart: log density against the closed form, gradients in W, S and nu",

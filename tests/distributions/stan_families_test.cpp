@@ -545,4 +545,12 @@ TEST_CASE("hypergeometric and discrete_range: lpmf against Boost.Math and the cl
                     Catch::Contains("tyche::discrete_range(...).observe(y): y[1] = 7 is outside [1, 6]"));
   CHECK_THROWS_WITH(discrete_range_lpmf(data(half), 1, 6), Catch::Contains("y[1] = 1.5 is not an integer"));
   CHECK_THROWS_WITH(discrete_range_lpmf(data(one), 0.5, 6), Catch::Contains("lower[1] = 0.5 is not an integer"));
+  // Per-observation arguments whose sizes disagree with each other or with y.
+  const P n3{4, 5, 6}, a2{5, 6}, y5{1, 1, 1, 1, 1}, lo2{0, 1};
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(y5), data(n3), 5.0, 5.0),
+                    Catch::Contains("tyche::hypergeometric(N, a, b).observe(y): N has 3 values but y has 5"));
+  CHECK_THROWS_WITH(hypergeometric_lpmf(data(three), data(n3), data(a2), 5.0),
+                    Catch::Contains("tyche::hypergeometric(N, a, b): a has 2 values but N has 3"));
+  CHECK_THROWS_WITH(discrete_range_lpmf(data(y5), data(lo2), 6),
+                    Catch::Contains("tyche::discrete_range(lower, upper).observe(y): lower has 2 values but y has 5"));
 }

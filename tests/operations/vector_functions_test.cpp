@@ -1088,15 +1088,29 @@ TEST_CASE("linear algebra of general square matrices: inverse, determinant, log_
   CHECK(g.value(singular) == Approx(0.0).margin(1e-12));
   CHECK(h.value(singular) == -std::numeric_limits<double>::infinity());
   CHECK(!std::isfinite(q.value(singular)));
-  // Data arguments are checked: a singular A of a solve or inverse, shapes.
+  // An exactly zero pivot: the determinant 0 and its log −∞, not NaN (a zero column; a zero matrix).
+  CHECK(compile(determinant(t4), t4).value(vec{0.0, 1.0, 0.0, 1.0}) == 0.0);
+  CHECK(compile(log_determinant(t4), t4).value(vec{0.0, 1.0, 0.0, 1.0}) == -std::numeric_limits<double>::infinity());
+  CHECK(compile(determinant(t4), t4).value(vec(4, 0.0)) == 0.0);
+  CHECK(compile(determinant(u), u).value(vec{1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0}) == 0.0);
+  // Data arguments are checked: a singular A of a solve or inverse (exactly, or to working
+  // precision: [[1, 2, 3], [4, 5, 6], [7, 8, 9]] has a last pivot of 1.1e-16), shapes.
+  const vec near_singular{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0};
+  CHECK_THROWS_WITH(mdivide_left(matrix(near_singular, K, K), b),
+                    Contains("tyche::mdivide_left(A, B): A is singular (pivot 3 of elimination with partial pivoting is"));
   const vec sing_data{1.0, 2.0, 0.0, 2.0, 4.0, 0.0, 0.0, 0.0, 1.0};
   CHECK_THROWS_WITH(inverse(matrix(sing_data, K, K)),
-                    Contains("tyche::inverse(A): A is singular (pivot 2 of elimination with partial pivoting is 0)"));
+                    Contains("tyche::inverse(A): A is singular (pivot 2 of elimination with partial pivoting is 0, against 4"));
   CHECK_THROWS_WITH(mdivide_left(data(sing_data), b), Contains("tyche::mdivide_left(A, B): A is singular"));
   CHECK_THROWS_WITH(mdivide_right(b, matrix(sing_data, K, K)), Contains("tyche::mdivide_right(B, A): A is singular"));
   vector_param<"q4", 4> q4;
   CHECK_THROWS_WITH(mdivide_left(a, q4), Contains("tyche::mdivide_left(A, B): 'A' is 3 x 3 but 'B' has 4 values"));
-  CHECK_THROWS_WITH(mdivide_right(q4, a), Contains("tyche::mdivide_right(B, A): 'A' is 3 x 3 but 'B' has 4 values"));
+  CHECK_THROWS_WITH(mdivide_right(q4, a), Contains("tyche::mdivide_right(B, A): 'B' has 4 values, which is not a multiple of K = 3"));
+  // B a data matrix (J x K) in mdivide_right too.
+  const vec b_data{1.0, 2.0, 3.0, -1.0, 0.5, 2.0};
+  const auto rd = compile(sum(mdivide_right(matrix(b_data.data(), 2, 3), a)), u);
+  CHECK(rd.value(slice(pts[0], 0, 9)) ==
+        Approx(compile(sum(mdivide_right(data(b_data), a)), u).value(slice(pts[0], 0, 9))).epsilon(1e-14));
   vector_param<"r5", 5> r5;
   CHECK_THROWS_WITH(log_determinant(r5), Contains("tyche::log_determinant(A): 'A' has 5 values, which is not"));
 }
@@ -1159,6 +1173,14 @@ TEST_CASE("matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply, matrix_po
     const vec want{std::cos(theta), std::sin(theta), -std::sin(theta), std::cos(theta)};
     for (std::size_t e = 0; e < 4; ++e) CHECK(rot(e).value(j) == Approx(want[e]).margin(1e-12 * theta));
   }
+  // A norm that overflows although the entries are finite: [[−c, 0], [−c, 0]] has A² = −c A, so
+  // e^A = I + (e^{−c} − 1)/(−c) A, [[0, 0], [−1, 1]] to rounding for c = 1e308.
+  const vec huge{-1e308, 0.0, -1e308, 0.0};
+  const vec huge_exp{0.0, 0.0, -1.0, 1.0};
+  for (std::size_t e = 0; e < 4; ++e) CHECK(rot(e).value(huge) == Approx(huge_exp[e]).margin(1e-12));
+  // t a number in scale_matrix_exp_multiply.
+  CHECK(compile(sum(scale_matrix_exp_multiply(0.5, u, b)), u, b).value(slice(pts[0], 0, 15)) ==
+        Approx(compile(sum(matrix_exp_multiply(0.5 * u, b)), u, b).value(slice(pts[0], 0, 15))).epsilon(1e-14));
   const vec tri{2.5, -7.0, 0.0, -1.5};
   const vec tri_exp{std::exp(2.5), -7.0 * (std::exp(2.5) - std::exp(-1.5)) / 4.0, 0.0, std::exp(-1.5)};
   for (std::size_t e = 0; e < 4; ++e) CHECK(rot(e).value(tri) == Approx(tri_exp[e]).epsilon(1e-13).margin(1e-300));
@@ -1232,6 +1254,15 @@ TEST_CASE("eigenvalues_sym and eigenvectors_sym: values against the cubic's clos
   CHECK(lam(0).value(repeated) == Approx(1.0).epsilon(1e-14));
   CHECK(lam(1).value(repeated) == Approx(3.0).epsilon(1e-14));
   CHECK(lam(2).value(repeated) == Approx(3.0).epsilon(1e-14));
+  // Scale: s [[0, 1], [1, 0]] has eigenvalues ±s and vectors at 45° for tiny and huge s (the
+  // stopping test's squared norms neither underflow nor overflow).
+  vector_param<"e4", 4> e4;
+  for (double sc : {1e-170, 1e160}) {
+    const vec m2{0.0, sc, sc, 0.0};
+    CHECK(compile(at(eigenvalues_sym(e4), 0), e4).value(m2) == Approx(-sc).epsilon(1e-14));
+    CHECK(compile(at(eigenvalues_sym(e4), 1), e4).value(m2) == Approx(sc).epsilon(1e-14));
+    CHECK(std::fabs(compile(at(eigenvectors_sym(e4), 0), e4).value(m2)) == Approx(std::sqrt(0.5)).epsilon(1e-14));
+  }
   const vec not_sym{1.0, 0.5, 0.0, 0.4, 1.0, 0.0, 0.0, 0.0, 1.0};
   CHECK_THROWS_WITH(eigenvalues_sym(matrix(not_sym, K, K)),
                     Contains("tyche::eigenvalues_sym(A): A is not symmetric: A[2, 1] = 0.4 but A[1, 2] = 0.5"));

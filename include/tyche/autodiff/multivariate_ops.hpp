@@ -100,7 +100,11 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
     const T pivot = a[c * k + c];
     log_abs_det = log_abs_det + math::log(math::abs(pivot));
     sign = math::select(pivot < lift<T>(0.0), -sign, sign);
-    const T scale = lift<T>(1.0) / pivot;
+    // A zero pivot (the column below is zero too: it is the largest): LU goes on with a zero
+    // multiplier, so the determinant is 0 and its log −∞ rather than NaN; Gauss–Jordan's inverse
+    // is non-finite as it must be.
+    const T scale = inv != nullptr ? lift<T>(1.0) / pivot
+                                   : lift<T>(1.0) / math::select(pivot == lift<T>(0.0), lift<T>(1.0), pivot);
     if (inv != nullptr) {
       for (std::size_t j = c + 1; j < k; ++j) a[c * k + j] = a[c * k + j] * scale;
       for (std::size_t j = 0; j < k; ++j) inv[c * k + j] = inv[c * k + j] * scale;
@@ -140,15 +144,19 @@ template <class T>
 TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
   T* x = work;
   T* tmp = work + k * k;
+  // ‖A‖₁ · 2⁻⁶⁴ (a power of two: exact), so that the column sums of finite entries cannot
+  // overflow; the threshold ½ scaled alike.
+  const T shrink = lift<T>(5.421010862427522e-20);  // 2⁻⁶⁴
   T norm = lift<T>(0.0);
   for (std::size_t j = 0; j < k; ++j) {
     T col = lift<T>(0.0);
-    for (std::size_t i = 0; i < k; ++i) col = col + math::abs(a[i * k + j]);
+    for (std::size_t i = 0; i < k; ++i) col = col + math::abs(a[i * k + j]) * shrink;
     norm = math::max(norm, col);
   }
+  const double half = 0.5 * 5.421010862427522e-20;
   T scale = lift<T>(1.0), squarings = lift<T>(0.0);
-  for (int it = 0; it < 1100 && math::lane_max(norm) > 0.5; ++it) {  // 2^-1100 · DBL_MAX < ½
-    const auto halve = norm > lift<T>(0.5);
+  for (int it = 0; it < 1100 && math::lane_max(norm) > half; ++it) {  // a finite norm needs ≤ 1,089
+    const auto halve = norm > lift<T>(half);
     norm = math::select(halve, norm * lift<T>(0.5), norm);
     scale = math::select(halve, scale * lift<T>(0.5), scale);
     squarings = math::select(halve, squarings + lift<T>(1.0), squarings);
@@ -180,9 +188,15 @@ TYCHE_HD void matrix_exp_into(std::size_t k, const T* a, T* out, T* work) {
 /// unit eigenvector of values[m]. A non-finite entry makes everything NaN.
 template <class T>
 TYCHE_HD void jacobi_eigen_sym(std::size_t k, const T* a, T* work, T* values, T* vectors) {
+  // The matrix divided by its largest magnitude (1 for a zero matrix), so that the squared norms
+  // of the stopping test neither overflow nor underflow; the eigenvalues scaled back at the end.
+  T big = lift<T>(0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) big = math::max(big, math::abs(a[i * k + j]));
+  big = math::select(big == lift<T>(0.0), lift<T>(1.0), big);
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < k; ++j) {
-      work[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
+      work[i * k + j] = (i >= j ? a[i * k + j] : a[j * k + i]) / big;
       vectors[i * k + j] = lift<T>(i == j ? 1.0 : 0.0);
     }
   T total = lift<T>(0.0);
@@ -220,7 +234,7 @@ TYCHE_HD void jacobi_eigen_sym(std::size_t k, const T* a, T* work, T* values, T*
         }
       }
   }
-  for (std::size_t i = 0; i < k; ++i) values[i] = work[i * k + i];
+  for (std::size_t i = 0; i < k; ++i) values[i] = work[i * k + i] * big;
   for (std::size_t i = 0; i < k; ++i)  // ascending: a bubble network of compare-exchanges
     for (std::size_t j = 0; j + 1 + i < k; ++j) {
       const auto swap = values[j] > values[j + 1];

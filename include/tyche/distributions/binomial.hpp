@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,28 @@ template <class N>
 std::size_t known_size(const N& n) {
   if constexpr (kind_of<N> == node_kind::data_vector) return n.size();
   else return 1;
+}
+
+/// Per-observation arguments of a family whose arguments are data (hypergeometric,
+/// discrete_range): each of `sizes` (the arguments' numbers of values, named by `names`) is 1 or
+/// the common size; with observations (ny > 0), that size is ny. Returns the common size.
+inline std::size_t check_argument_sizes(const char* call, std::initializer_list<const char*> names,
+                                        std::initializer_list<std::size_t> sizes, std::size_t ny = 0) {
+  std::size_t common = ny == 0 ? 1 : ny;
+  const char* first = ny == 0 ? nullptr : "y";
+  auto name = names.begin();
+  for (std::size_t n : sizes) {
+    if (n != 1) {
+      if (common != 1 && n != common)
+        throw std::invalid_argument(std::string("tyche::") + call + ": " + *name + " has " + std::to_string(n) +
+                                    " values but " + (first != nullptr ? first : "another argument") + " has " +
+                                    std::to_string(common) + " (each argument one value, or one per observation)");
+      if (common == 1) first = *name;
+      common = n;
+    }
+    ++name;
+  }
+  return common;
 }
 
 /// The checks on the number of trials n of a count family observed at y (both nodes): n is a

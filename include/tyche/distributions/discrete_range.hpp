@@ -44,7 +44,8 @@ struct discrete_range_distribution : distribution<discrete_range_distribution<Lo
                   "tyche::discrete_range(lower, upper): lower and upper must be integers given as numbers or data "
                   "(data(v)), not expressions of parameters");
     const std::size_t nl = detail::known_size(lower), nu = detail::known_size(upper);
-    for (std::size_t i = 0; i < std::max(nl, nu); ++i) {
+    const std::size_t count = detail::check_argument_sizes("discrete_range(lower, upper)", {"lower", "upper"}, {nl, nu});
+    for (std::size_t i = 0; i < count; ++i) {
       const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);
       const std::string at = "[" + std::to_string(i + 1) + "]";
       if (detail::integer_problem(l) != nullptr)
@@ -63,6 +64,7 @@ struct discrete_range_distribution : distribution<discrete_range_distribution<Lo
   void check_observed(const Y& y) const {
     if constexpr (detail::known_values_v<Y>) {
       const std::size_t ny = detail::known_size(y), nl = detail::known_size(lower), nu = detail::known_size(upper);
+      detail::check_argument_sizes("discrete_range(lower, upper).observe(y)", {"lower", "upper"}, {nl, nu}, ny);
       for (std::size_t i = 0; i < ny; ++i) {
         const double v = detail::known_value(y, i);
         const double l = detail::known_value(lower, nl == 1 ? 0 : i), u = detail::known_value(upper, nu == 1 ? 0 : i);

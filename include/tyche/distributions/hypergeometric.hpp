@@ -40,7 +40,8 @@ struct hypergeometric_distribution : distribution<hypergeometric_distribution<Dr
                   "tyche::hypergeometric(N, a, b): N, a and b must be counts given as numbers or data (data(v)), "
                   "not expressions of parameters");
     const std::size_t nn = detail::known_size(n), na = detail::known_size(a), nb = detail::known_size(b);
-    for (std::size_t i = 0; i < std::max({nn, na, nb}); ++i) {
+    const std::size_t count = detail::check_argument_sizes("hypergeometric(N, a, b)", {"N", "a", "b"}, {nn, na, nb});
+    for (std::size_t i = 0; i < count; ++i) {
       const double draws = detail::known_value(n, nn == 1 ? 0 : i), av = detail::known_value(a, na == 1 ? 0 : i),
                    bv = detail::known_value(b, nb == 1 ? 0 : i);
       const std::string at = "[" + std::to_string(i + 1) + "] = ";
@@ -64,6 +65,7 @@ struct hypergeometric_distribution : distribution<hypergeometric_distribution<Dr
     if constexpr (detail::known_values_v<Y>) {
       const std::size_t ny = detail::known_size(y), nn = detail::known_size(n), na = detail::known_size(a),
                         nb = detail::known_size(b);
+      detail::check_argument_sizes("hypergeometric(N, a, b).observe(y)", {"N", "a", "b"}, {nn, na, nb}, ny);
       for (std::size_t i = 0; i < ny; ++i) {
         const double v = detail::known_value(y, i), draws = detail::known_value(n, nn == 1 ? 0 : i),
                      av = detail::known_value(a, na == 1 ? 0 : i), bv = detail::known_value(b, nb == 1 ? 0 : i);

@@ -4,7 +4,7 @@
 // distribution"; multi_gp_cholesky is the same law given the Cholesky factor L of Σ):
 //   log p(y | Σ, w) = Σₖ [ −½ wₖ yₖᵀ Σ⁻¹ yₖ + (N/2) log wₖ ] − (K/2) log det Σ − (K N/2) log 2π,
 // Σ = L Lᵀ symmetric positive definite N × N (only its lower triangle is read), w > 0 a vector of
-// K inverse scales (or one, for every row). y is the K·N values, row k at k·N (a named vector of
+// K inverse scales (or one number, for every row). y is the K·N values, row k at k·N (a named vector of
 // K·N, or `observe(data(y))`); yₖᵀ Σ⁻¹ yₖ = ‖L⁻¹ yₖ‖² by the triangular solve of multi_normal's
 // rows (autodiff/matrix_ops.hpp's cholesky_residual_map) and multi_student_t's row sums of squares,
 // ½ log det Σ = Σᵢ log Lᵢᵢ. Σ and L are data matrices (tyche::matrix(ptr, N, N); a data Σ is
@@ -67,7 +67,7 @@ struct multi_gp_distribution : distribution<multi_gp_distribution<W, L, FromCova
     const N yn = detail::as_node(x);
     const std::size_t rows = yn.size() / n;
     const std::size_t wn = detail::operand_size(w);
-    if (yn.size() % n != 0 || rows == 0 || (wn != 1 && wn != rows))
+    if (yn.size() % n != 0 || rows == 0 || (is_vector_v<detail::node_t<W>> ? wn != rows : wn != 1))
       throw std::invalid_argument(std::string("tyche::") + call + ": y has " + std::to_string(yn.size()) +
                                   " values but " + (FromCovariance ? "Sigma" : "L") + " is " + std::to_string(n) +
                                   " x " + std::to_string(n) + " and w has " + std::to_string(wn) +

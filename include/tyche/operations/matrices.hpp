@@ -21,6 +21,7 @@
 #include <tyche/operations/functions.hpp>
 #include <tyche/scalar/format.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -440,17 +441,30 @@ inline void check_spd_data(const double* a, std::size_t k, const char* fn, const
     }
   }
 }
-/// Data A of a general solve or inverse: not singular (a zero pivot of elimination with partial
-/// pivoting), or throws naming the pivot.
+/// Data A of a general solve or inverse: not singular to working precision, or throws naming the
+/// pivot. The pivots of elimination with partial pivoting (LU) are compared with A's largest
+/// entry (a pivot ≤ 1e-13 of it: singular in double arithmetic), and the inverse the op will
+/// compute (Gauss–Jordan, which rounds differently) must be finite.
 inline void check_nonsingular_data(const double* a, std::size_t k, const char* fn, const char* arg) {
   if (a == nullptr) return;
-  std::vector<double> work(a, a + k * k);
+  double big = 0;
+  for (std::size_t e = 0; e < k * k; ++e) big = std::max(big, std::fabs(a[e]));
+  std::vector<double> work(a, a + k * k), inv(k * k);
   double log_abs_det = 0, sign = 1;
   pivoted_elimination(k, work.data(), static_cast<double*>(nullptr), log_abs_det, sign);
   for (std::size_t c = 0; c < k; ++c)
-    if (!(work[c * k + c] != 0.0))
+    if (!(std::fabs(work[c * k + c]) > 1e-13 * big))
       throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (pivot " +
-                                  std::to_string(c + 1) + " of elimination with partial pivoting is 0)");
+                                  std::to_string(c + 1) + " of elimination with partial pivoting is " +
+                                  format_number(work[c * k + c]) + ", against " + format_number(big) +
+                                  " for the largest entry)");
+  work.assign(a, a + k * k);
+  pivoted_elimination(k, work.data(), inv.data(), log_abs_det, sign);
+  for (std::size_t e = 0; e < k * k; ++e)
+    if (!std::isfinite(inv[e]))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is singular (its inverse has " +
+                                  format_number(inv[e]) + " at [" + std::to_string(e / k + 1) + ", " +
+                                  std::to_string(e % k + 1) + "])");
 }
 }  // namespace detail
 
@@ -729,9 +743,8 @@ auto mdivide_right(const B& b, const A& a) {
   const auto na = detail::matrix_entries(a, "mdivide_right(B, A)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "mdivide_right(B, A)", "A");
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
-  const auto nb = detail::as_node(b);
-  static_assert(is_vector_v<std::remove_const_t<decltype(nb)>>,
-                "tyche::mdivide_right(B, A): B must be a vector expression of J*K values (a J x K matrix, row major)");
+  std::size_t b_rows = 0;
+  const auto nb = detail::rectangular_entries(b, k, "mdivide_right(B, A)", "B", b_rows);
   if (nb.size() % k != 0 || nb.size() == 0)
     throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
                                 " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
@@ -765,7 +778,7 @@ auto matrix_exp_multiply(const A& a, const B& b) {
 }
 
 /// e^{tA} B: Stan's scale_matrix_exp_multiply(t, A, B), t a scalar (a time: parameter or data).
-template <expression Tm, expression A, expression B>
+template <detail::operand Tm, expression A, expression B>
 auto scale_matrix_exp_multiply(const Tm& t, const A& a, const B& b) {
   static_assert(!is_vector_v<detail::node_t<Tm>>, "tyche::scale_matrix_exp_multiply(t, A, B): t must be a scalar");
   const auto na = detail::matrix_entries(a, "scale_matrix_exp_multiply(t, A, B)", "A");
