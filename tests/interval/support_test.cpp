@@ -270,7 +270,7 @@ TEST_CASE("support: data and constants are read when the model is built", "[part
   CHECK(support(u.value_expression()) == unit_open);
   const auto v = uniform<"v">(-2.0, 6.0);
   CHECK(support(v.value_expression()) == interval::open(-2, 6));
-  CHECK(support(inverse(data(w))) == interval::closed(0.25, 1));
+  CHECK(support(inv(data(w))) == interval::closed(0.25, 1));
   const interval l = support(log_sum_exp(data(w)));  // [1 + log 2, 4 + log 2]
   CHECK(l.lo <= 1 + std::log(2.0));
   CHECK(l.hi >= 4 + std::log(2.0));

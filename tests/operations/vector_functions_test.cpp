@@ -1113,6 +1113,7 @@ TEST_CASE("linear algebra of general square matrices: inverse, determinant, log_
         Approx(compile(sum(mdivide_right(data(b_data), a)), u).value(slice(pts[0], 0, 9))).epsilon(1e-14));
   vector_param<"r5", 5> r5;
   CHECK_THROWS_WITH(log_determinant(r5), Contains("tyche::log_determinant(A): 'A' has 5 values, which is not"));
+  CHECK_THROWS_WITH(inverse(r5), Contains("inverse of a vector is Stan's matrix inverse; 1/x elementwise is inv(v)"));
 }
 
 namespace {

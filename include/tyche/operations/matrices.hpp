@@ -697,7 +697,12 @@ template <expression A>
   requires(is_vector_v<detail::node_t<A>> || detail::is_data_matrix_v<detail::node_t<A>>)
 auto inverse(const A& a) {
   const auto na = detail::matrix_entries(a, "inverse(A)", "A");
-  const std::size_t k = detail::matrix_order(na.size(), "inverse(A)", "A");
+  const std::size_t n = na.size(), root = static_cast<std::size_t>(std::llround(std::sqrt(double(n))));
+  if (root * root != n || n == 0)
+    throw std::invalid_argument("tyche::inverse(A): 'A' has " + std::to_string(n) +
+                                " values, which is not the number of entries of a square matrix (K*K, row major): "
+                                "inverse of a vector is Stan's matrix inverse; 1/x elementwise is inv(v)");
+  const std::size_t k = detail::matrix_order(n, "inverse(A)", "A");
   detail::check_nonsingular_data(detail::data_values(na), k, "inverse(A)", "A");
   return make_vector_op(ops::inverse_map{k}, na.size(), na);
 }
