@@ -23,6 +23,7 @@
 #include <tyche/distributions/flat.hpp>
 #include <tyche/distributions/frechet.hpp>
 #include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/gaussian_dlm_obs.hpp>
 #include <tyche/distributions/glm.hpp>
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>

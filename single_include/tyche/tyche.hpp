@@ -11299,18 +11299,25 @@ inline void check_triangular_data(const double* l, std::size_t k, const char* fn
                                   std::to_string(i + 1) + "] = " + format_number(l[i * k + i]) +
                                   ": a triangular matrix to solve with needs a non-zero diagonal");
 }
-/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
-/// naming the entry.
-inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+/// Data A (k × k) of a symmetric-matrix function: symmetric to within 1e-8 relative, or throws
+/// naming the first pair of entries that differ (null: an expression, nothing to check).
+inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
   if (a == nullptr) return;
-  std::vector<double> l(k * k, 0.0);
-  for (std::size_t i = 0; i < k; ++i) {
+  for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
         throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
                                     std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
                                     format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
                                     std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+}
+/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
+/// naming the entry.
+inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  check_symmetric_data(a, k, fn, arg);
+  std::vector<double> l(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j <= i; ++j) {
       double v = a[i * k + j];
       for (std::size_t p = 0; p < j; ++p) v -= l[i * k + p] * l[j * k + p];
@@ -11684,20 +11691,6 @@ auto matrix_power(const A& a, int n) {
     throw std::invalid_argument("tyche::matrix_power(A, n): n = " + std::to_string(n) + " must be >= 0");
   return make_vector_op(ops::matrix_power_map{k, static_cast<std::size_t>(n)}, na.size(), na);
 }
-
-namespace detail {
-/// Data A of a symmetric-matrix function: symmetric, or throws naming the entry.
-inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
-  if (a == nullptr) return;
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
-        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
-                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
-                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
-}
-}  // namespace detail
 
 /// The K eigenvalues of a symmetric K × K matrix, ascending (its lower triangle read; a data A is
 /// checked symmetric): Stan's eigenvalues_sym, by the cyclic Jacobi method.
@@ -22033,6 +22026,626 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 
 }  // namespace tyche
 // ----- end tyche/distributions/gamma.hpp -----
+// ----- begin tyche/distributions/gaussian_dlm_obs.hpp -----
+// tyche/distributions/gaussian_dlm_obs.hpp — gaussian_dlm_obs(F, G, V, W, m0, C0): a Gaussian dynamic linear model.
+// The observations y (r × T, column t the observation at time t + 1) of the state-space model
+//   yₜ ~ N(Fᵀ θₜ, V),  θₜ ~ N(G θₜ₋₁, W),  θ₀ ~ N(m0, C0)
+// with the states θ (n-vectors) integrated out (Stan Functions Reference, "Gaussian dynamic
+// linear models"): log p(y | F, G, V, W, m0, C0) = Σₜ log N(yₜ | fₜ, Qₜ), the one-step forecasts
+// fₜ and their covariances Qₜ from the Kalman filter (autodiff/kalman.hpp, which also computes
+// the gradient in every argument, by the filter's steps run backwards). F is n × r, G n × n, V
+// r × r or a vector of its r diagonal entries (independent observation errors), W and C0 n × n,
+// m0 an n-vector. Each matrix is a data matrix (tyche::matrix(ptr, rows, cols); V, W and C0
+// checked symmetric and positive semi-definite: a W with zero rows, for states that do not
+// evolve, is allowed) or an expression of its entries (row major: a cov_matrix variable,
+// `diag_matrix(sigma)`); V, W and C0 are read through their lower triangles. y is observed as a
+// data matrix of r rows (`observe(matrix(y, r, T))`), as the r·T values of one (row major, `data(y)`)
+// or is a variable (`gaussian_dlm_obs<"y">(F, G, V, W, m0, C0, shape_of(r * T))`; draws simulate
+// the states). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.
+// ----- begin tyche/autodiff/kalman.hpp -----
+// tyche/autodiff/kalman.hpp — the log density of a Gaussian dynamic linear model by the Kalman
+// filter, and its vector–Jacobian product (the op contract: autodiff/vector_ops.hpp;
+// docs/design/vector-ops.md):
+//
+//   gaussian_dlm_map  log p(y | F, G, V, W, m0, C0) of the r × T observations y of the model
+//                     yₜ ~ N(Fᵀ θₜ, V), θₜ ~ N(G θₜ₋₁, W), θ₀ ~ N(m0, C0) (Stan's
+//                     gaussian_dlm_obs; one value)
+//
+// Forward (per step t, from the filtered mean m and covariance C of θₜ₋₁ given y₁ … yₜ₋₁):
+//   a = G m,  R = G C Gᵀ + W,  P = R F,  Q = Fᵀ P + V,  e = yₜ − Fᵀ a,  s = Q⁻¹ e,
+//   log p(yₜ | y₁ … yₜ₋₁) = −½ (r log 2π + log det Q + eᵀ s),
+//   m ← a + P s,  C ← R − P Q⁻¹ Pᵀ
+// (West and Harrison, "Bayesian Forecasting and Dynamic Models", 1997, Theorem 4.1; Stan Math's
+// gaussian_dlm_obs_lpdf states the same filter). Q is factored by Cholesky (NaN, a rejected
+// point, where it is not positive definite); Q and each new C are symmetrised, ½(M + Mᵀ), so
+// that rounding never makes them drift apart from symmetric matrices over many steps.
+//
+// Reverse: the filter's steps in reverse order, each recomputed from the (m, C) it started from
+// (kept in scratch by the forward pass of the same evaluation: O(T (n + n²)) values), with the
+// adjoints of m and C carried back from step t + 1. With C̄ the (symmetrised) adjoint of the new
+// C, m̄ that of the new m and ℓ̄ the output's: R̄ = C̄, P̄ = −2 C̄ P Q⁻¹ + m̄ sᵀ, (Q⁻¹)‾ = −Pᵀ C̄ P +
+// s̄ eᵀ with s̄ = Pᵀ m̄ − ½ ℓ̄ e, ē = −½ ℓ̄ s + Q⁻¹ s̄, Q̄ = sym(−½ ℓ̄ Q⁻¹ − Q⁻¹ (Q⁻¹)‾ Q⁻¹); then
+// ȳₜ = ē, F̄ += a (−ē)ᵀ + P Q̄ + R P̄, ā = m̄ − F ē, V̄ += Q̄, R̄ += P̄ Fᵀ, W̄ += R̄,
+// Ḡ += (R̄ + R̄ᵀ) G C + ā mᵀ, and the adjoints carried to step t − 1: m̄ = Gᵀ ā, C̄ = Gᵀ R̄ G
+// (the matrix rules of Giles, "Collected matrix derivative results for forward and reverse mode
+// algorithmic differentiation", 2008). O(T (n³ + n² r + r³)) each way.
+//
+// Matrices are vectors of their entries in row-major order: y r × T (Stan's shape: column t is
+// the observation at time t + 1), F n × r, G n × n, V r × r (or its r diagonal entries), W and C0
+// n × n, m0 n. V, W and C0 are read through their lower triangles (the symmetric matrices those
+// define; their adjoints go to the lower triangles), as the other ops read covariance matrices.
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+
+/// Where the Kalman filter's values live in the op's scratch (offsets, in values): the T filtered
+/// states (m, C) each step starts from, then the matrices of one step (forward) and their
+/// adjoints (reverse).
+struct dlm_layout {
+  std::size_t n = 1, r = 1, steps = 1;
+  std::size_t states_m = 0, states_c = 0;                                          // T·n, T·n²
+  std::size_t a = 0, gc = 0, rr = 0, p = 0, pqi = 0, q = 0, l = 0, linv = 0, qi = 0, e = 0, s = 0;  // one step
+  std::size_t mb = 0, cb = 0, ab = 0, rb = 0, pb = 0, qb = 0, qib = 0, sb = 0, eb = 0, tmp = 0;   // its adjoints
+  std::size_t total = 0;
+  TYCHE_HD dlm_layout(std::size_t n_, std::size_t r_, std::size_t steps_) : n(n_), r(r_), steps(steps_) {
+    std::size_t at = 0;
+    auto take = [&](std::size_t size) {
+      const std::size_t here = at;
+      at += size;
+      return here;
+    };
+    const std::size_t n2 = n * n, r2 = r * r, nr = n * r;
+    states_m = take(steps * n);
+    states_c = take(steps * n2);
+    a = take(n), gc = take(n2), rr = take(n2), p = take(nr), pqi = take(nr), q = take(r2), l = take(r2),
+    linv = take(r2), qi = take(r2), e = take(r), s = take(r);
+    mb = take(n), cb = take(n2), ab = take(n), rb = take(n2), pb = take(nr), qb = take(r2), qib = take(r2),
+    sb = take(r), eb = take(r), tmp = take(n2 > nr ? n2 : nr);
+    total = at;
+  }
+};
+
+/// The operands of gaussian_dlm_map, in order.
+enum dlm_operand : std::size_t { dlm_y, dlm_f, dlm_g, dlm_v, dlm_w, dlm_m0, dlm_c0 };
+
+/// ½(M + Mᵀ) in place, M k × k.
+template <class T>
+TYCHE_HD void symmetrise(std::size_t k, T* m) {
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const T v = lift<T>(0.5) * (m[i * k + j] + m[j * k + i]);
+      m[i * k + j] = v;
+      m[j * k + i] = v;
+    }
+}
+
+/// Adds the adjoint g of a symmetric k × k matrix read through its lower triangle to that
+/// triangle's adjoint: entry (i, j), j < i, stands for both (i, j) and (j, i).
+template <class T>
+TYCHE_HD void add_to_lower(std::size_t k, const T* g, T* lower_adj) {
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < i; ++j) lower_adj[i * k + j] += g[i * k + j] + g[j * k + i];
+    lower_adj[i * k + i] += g[i * k + i];
+  }
+}
+
+/// One step of the Kalman filter at time t from the state (m, C) in scratch (see dlm_layout):
+/// fills a, G C, R, P, Q, its Cholesky factor, Q⁻¹, e and s, and returns
+/// −½ (log det Q + eᵀ Q⁻¹ e) (the constant −½ r log 2π is the caller's).
+template <class T>
+TYCHE_HD T dlm_predict(const dlm_layout& d, bool diagonal_v, std::size_t t, const T* m, const T* c,
+                       const T* const* in, T* w) {
+  const std::size_t n = d.n, r = d.r;
+  const T* y = in[dlm_y];
+  const T* f = in[dlm_f];
+  const T* g = in[dlm_g];
+  const T* v = in[dlm_v];
+  const T* wc = in[dlm_w];
+  T* a = w + d.a;
+  T* gc = w + d.gc;
+  T* rr = w + d.rr;
+  T* p = w + d.p;
+  T* q = w + d.q;
+  T* e = w + d.e;
+  T* s = w + d.s;
+  T* qi = w + d.qi;
+  T* l = w + d.l;
+  for (std::size_t i = 0; i < n; ++i) {
+    T acc = lift<T>(0.0);
+    for (std::size_t j = 0; j < n; ++j) acc = acc + g[i * n + j] * m[j];
+    a[i] = acc;
+    for (std::size_t k = 0; k < n; ++k) {
+      T gck = lift<T>(0.0);
+      for (std::size_t j = 0; j < n; ++j) gck = gck + g[i * n + j] * c[j * n + k];
+      gc[i * n + k] = gck;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < n; ++k) {
+      T acc = symmetric_at(wc, n, i, k);
+      for (std::size_t j = 0; j < n; ++j) acc = acc + gc[i * n + j] * g[k * n + j];
+      rr[i * n + k] = acc;
+    }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < r; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t k = 0; k < n; ++k) acc = acc + rr[i * n + k] * f[k * r + j];
+      p[i * r + j] = acc;
+    }
+  for (std::size_t j = 0; j < r; ++j) {
+    T fa = lift<T>(0.0);
+    for (std::size_t i = 0; i < n; ++i) fa = fa + f[i * r + j] * a[i];
+    e[j] = y[j * d.steps + t] - fa;
+    for (std::size_t k = 0; k < r; ++k) {
+      T acc = diagonal_v ? (j == k ? v[j] : lift<T>(0.0)) : symmetric_at(v, r, j, k);
+      for (std::size_t i = 0; i < n; ++i) acc = acc + f[i * r + j] * p[i * r + k];
+      q[j * r + k] = acc;
+    }
+  }
+  symmetrise(r, q);
+  cholesky_forward(r, q, l);
+  inverse_from_cholesky(r, l, w + d.linv, qi);
+  T half_log_det = lift<T>(0.0), quad = lift<T>(0.0);
+  for (std::size_t j = 0; j < r; ++j) {
+    half_log_det = half_log_det + math::log(l[j * r + j]);
+    T acc = lift<T>(0.0);
+    for (std::size_t k = 0; k < r; ++k) acc = acc + qi[j * r + k] * e[k];
+    s[j] = acc;
+    quad = quad + e[j] * acc;
+  }
+  return -(half_log_det + lift<T>(0.5) * quad);
+}
+
+/// The gain-like product P Q⁻¹ of dlm_predict's step (n × r, into scratch).
+template <class T>
+TYCHE_HD void dlm_gain(const dlm_layout& d, T* w) {
+  const std::size_t n = d.n, r = d.r;
+  const T* p = w + d.p;
+  const T* qi = w + d.qi;
+  T* pqi = w + d.pqi;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < r; ++j) {
+      T acc = lift<T>(0.0);
+      for (std::size_t k = 0; k < r; ++k) acc = acc + p[i * r + k] * qi[k * r + j];
+      pqi[i * r + j] = acc;
+    }
+}
+
+/// The update of dlm_predict's step: the new state (m_new, C_new) = (a + P s, sym(R − P Q⁻¹ Pᵀ)).
+template <class T>
+TYCHE_HD void dlm_update(const dlm_layout& d, T* w, T* m_new, T* c_new) {
+  const std::size_t n = d.n, r = d.r;
+  dlm_gain(d, w);
+  const T* a = w + d.a;
+  const T* rr = w + d.rr;
+  const T* p = w + d.p;
+  const T* s = w + d.s;
+  const T* pqi = w + d.pqi;
+  for (std::size_t i = 0; i < n; ++i) {
+    T acc = a[i];
+    for (std::size_t j = 0; j < r; ++j) acc = acc + p[i * r + j] * s[j];
+    m_new[i] = acc;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < n; ++k) {
+      T acc = rr[i * n + k];
+      for (std::size_t j = 0; j < r; ++j) acc = acc - pqi[i * r + j] * p[k * r + j];
+      c_new[i * n + k] = acc;
+    }
+  symmetrise(n, c_new);
+}
+
+}  // namespace detail
+
+namespace ops {
+
+/// log p(y | F, G, V, W, m0, C0) of a Gaussian dynamic linear model by the Kalman filter (see the
+/// top of this file): operands y (r·T), F (n·r), G (n²), V (r², or r with diagonal_v), W (n²),
+/// m0 (n), C0 (n²); one value. Scratch: the T states and one step's matrices (dlm_layout).
+struct gaussian_dlm_map {
+  static constexpr const char* name = "gaussian_dlm_obs";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t n = 1;      // the state's dimension
+  std::size_t r = 1;      // the observations' dimension
+  std::size_t steps = 1;  // T
+  bool diagonal_v = false;
+  template <class...>
+  static constexpr std::size_t extent = 1;
+  bool operator==(const gaussian_dlm_map&) const = default;
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return detail::dlm_layout(n, r, steps).total; }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const detail::dlm_layout d(n, r, steps);
+    T* ms = scratch + d.states_m;
+    T* cs = scratch + d.states_c;
+    for (std::size_t i = 0; i < n; ++i) {
+      ms[i] = in[detail::dlm_m0][i];
+      for (std::size_t k = 0; k < n; ++k) cs[i * n + k] = detail::symmetric_at(in[detail::dlm_c0], n, i, k);
+    }
+    T lp = lift<T>(0.0);
+    for (std::size_t t = 0; t < steps; ++t) {
+      T* m = ms + t * n;
+      T* c = cs + t * n * n;
+      lp = lp + detail::dlm_predict(d, diagonal_v, t, m, c, in, scratch);
+      if (t + 1 < steps) detail::dlm_update(d, scratch, m + n, c + n * n);
+    }
+    out[0] = lp - lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const detail::dlm_layout d(n, r, steps);
+    const T* f = in[detail::dlm_f];
+    const T* g = in[detail::dlm_g];
+    T* w = scratch;
+    const T* a = w + d.a;
+    const T* gc = w + d.gc;
+    const T* rr = w + d.rr;
+    const T* p = w + d.p;
+    const T* pqi = w + d.pqi;
+    const T* qi = w + d.qi;
+    const T* e = w + d.e;
+    const T* s = w + d.s;
+    T* mb = w + d.mb;  // m̄, C̄: the adjoints of the state the current step produced
+    T* cb = w + d.cb;
+    T* ab = w + d.ab;
+    T* rb = w + d.rb;
+    T* pb = w + d.pb;
+    T* qb = w + d.qb;
+    T* qib = w + d.qib;
+    T* sb = w + d.sb;
+    T* eb = w + d.eb;
+    T* tmp = w + d.tmp;
+    const T lb = adj[0];
+    const T half_lb = lift<T>(0.5) * lb;
+    for (std::size_t i = 0; i < n; ++i) mb[i] = lift<T>(0.0);
+    for (std::size_t i = 0; i < n * n; ++i) cb[i] = lift<T>(0.0);
+    // The states (m, C) each step started from were kept by the forward pass of this evaluation.
+    for (std::size_t t = steps; t-- > 0;) {
+      const T* m = scratch + d.states_m + t * n;
+      const T* c = scratch + d.states_c + t * n * n;
+      detail::dlm_predict(d, diagonal_v, t, m, c, in, w);
+      detail::dlm_gain(d, w);
+      // The update: C_new = sym(R − P Q⁻¹ Pᵀ) and m_new = a + P s (none after the last step).
+      detail::symmetrise(n, cb);  // the adjoint of R − P Q⁻¹ Pᵀ before symmetrising
+      for (std::size_t i = 0; i < n * n; ++i) rb[i] = cb[i];
+      for (std::size_t i = 0; i < n; ++i) {
+        ab[i] = mb[i];
+        for (std::size_t k = 0; k < r; ++k) {
+          T acc = lift<T>(0.0), cp = lift<T>(0.0);
+          for (std::size_t l = 0; l < n; ++l) {
+            acc = acc + cb[i * n + l] * pqi[l * r + k];
+            cp = cp + cb[i * n + l] * p[l * r + k];
+          }
+          pb[i * r + k] = lift<T>(-2.0) * acc + mb[i] * s[k];
+          tmp[i * r + k] = cp;  // C̄ P
+        }
+      }
+      for (std::size_t j = 0; j < r; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t i = 0; i < n; ++i) acc = acc + p[i * r + j] * mb[i];
+        sb[j] = acc - half_lb * e[j];
+      }
+      for (std::size_t j = 0; j < r; ++j)
+        for (std::size_t k = 0; k < r; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t i = 0; i < n; ++i) acc = acc + p[i * r + j] * tmp[i * r + k];
+          qib[j * r + k] = sb[j] * e[k] - acc;
+        }
+      for (std::size_t j = 0; j < r; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t k = 0; k < r; ++k) acc = acc + qi[j * r + k] * sb[k];
+        eb[j] = acc - half_lb * s[j];
+      }
+      // Q̄ = sym(−½ ℓ̄ Q⁻¹ − Q⁻¹ (Q⁻¹)‾ Q⁻¹) (tmp: Q⁻¹ (Q⁻¹)‾).
+      for (std::size_t j = 0; j < r; ++j)
+        for (std::size_t k = 0; k < r; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t l = 0; l < r; ++l) acc = acc + qi[j * r + l] * qib[l * r + k];
+          tmp[j * r + k] = acc;
+        }
+      for (std::size_t j = 0; j < r; ++j)
+        for (std::size_t k = 0; k < r; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t l = 0; l < r; ++l) acc = acc + tmp[j * r + l] * qi[l * r + k];
+          qb[j * r + k] = -half_lb * qi[j * r + k] - acc;
+        }
+      detail::symmetrise(r, qb);
+      // e = yₜ − Fᵀ a; Q = Fᵀ P + V; P = R F.
+      for (std::size_t j = 0; j < r; ++j) in_adj[detail::dlm_y][j * steps + t] += eb[j];
+      T* fb = in_adj[detail::dlm_f];
+      for (std::size_t i = 0; i < n; ++i) {
+        T acc = lift<T>(0.0);
+        for (std::size_t j = 0; j < r; ++j) {
+          acc = acc + f[i * r + j] * eb[j];
+          T fq = lift<T>(0.0);
+          for (std::size_t l = 0; l < r; ++l) fq = fq + p[i * r + l] * qb[j * r + l];
+          fb[i * r + j] += fq - a[i] * eb[j];
+        }
+        ab[i] = ab[i] - acc;
+        for (std::size_t l = 0; l < r; ++l) {
+          T pf = lift<T>(0.0);
+          for (std::size_t j = 0; j < r; ++j) pf = pf + f[i * r + j] * qb[j * r + l];
+          pb[i * r + l] = pb[i * r + l] + pf;
+        }
+      }
+      if (diagonal_v)
+        for (std::size_t j = 0; j < r; ++j) in_adj[detail::dlm_v][j] += qb[j * r + j];
+      else
+        detail::add_to_lower(r, qb, in_adj[detail::dlm_v]);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < n; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t j = 0; j < r; ++j) acc = acc + pb[i * r + j] * f[k * r + j];
+          rb[i * n + k] = rb[i * n + k] + acc;
+        }
+      for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t j = 0; j < r; ++j) {
+          T acc = lift<T>(0.0);
+          for (std::size_t i = 0; i < n; ++i) acc = acc + rr[i * n + k] * pb[i * r + j];
+          fb[k * r + j] += acc;
+        }
+      // R = G C Gᵀ + W; a = G m.
+      detail::add_to_lower(n, rb, in_adj[detail::dlm_w]);
+      T* gb = in_adj[detail::dlm_g];
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          T acc = ab[i] * m[j];
+          for (std::size_t l = 0; l < n; ++l) acc = acc + (rb[i * n + l] + rb[l * n + i]) * gc[l * n + j];
+          gb[i * n + j] += acc;
+        }
+      for (std::size_t j = 0; j < n; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t i = 0; i < n; ++i) acc = acc + g[i * n + j] * ab[i];
+        mb[j] = acc;
+      }
+      for (std::size_t i = 0; i < n; ++i)  // tmp = R̄ G
+        for (std::size_t k = 0; k < n; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t l = 0; l < n; ++l) acc = acc + rb[i * n + l] * g[l * n + k];
+          tmp[i * n + k] = acc;
+        }
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t k = 0; k < n; ++k) {
+          T acc = lift<T>(0.0);
+          for (std::size_t i = 0; i < n; ++i) acc = acc + g[i * n + j] * tmp[i * n + k];
+          cb[j * n + k] = acc;
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) in_adj[detail::dlm_m0][i] += mb[i];
+    detail::add_to_lower(n, cb, in_adj[detail::dlm_c0]);
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/kalman.hpp -----
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tyche {
+
+namespace detail {
+inline constexpr const char* dlm_call = "gaussian_dlm_obs(F, G, V, W, m0, C0)";
+
+/// The lower factor L (k × k) of a symmetric positive semi-definite matrix read through its lower
+/// triangle a, with L Lᵀ = A: Cholesky with a zero column where a pivot is zero to within
+/// 1e-10 of A's largest entry. Returns the 1-based index of the pivot that shows A is not
+/// positive semi-definite (a negative pivot, or a non-zero entry below a zero one), 0 if it is.
+inline std::size_t semidefinite_cholesky(const double* a, std::size_t k, std::vector<double>& l) {
+  l.assign(k * k, 0.0);
+  double big = 0;
+  for (std::size_t e = 0; e < k * k; ++e) big = std::max(big, std::fabs(a[e]));
+  const double tol = 1e-10 * big;
+  for (std::size_t j = 0; j < k; ++j) {
+    double v = a[j * k + j];
+    for (std::size_t p = 0; p < j; ++p) v -= l[j * k + p] * l[j * k + p];
+    if (!(v >= -tol)) return j + 1;
+    l[j * k + j] = v > tol ? std::sqrt(v) : 0.0;
+    for (std::size_t i = j + 1; i < k; ++i) {
+      double u = a[i * k + j];
+      for (std::size_t p = 0; p < j; ++p) u -= l[i * k + p] * l[j * k + p];
+      if (l[j * k + j] > 0) l[i * k + j] = u / l[j * k + j];
+      else if (std::fabs(u) > 1e-8 * big + 1e-300) return j + 1;
+    }
+  }
+  return 0;
+}
+
+/// A data covariance argument of gaussian_dlm_obs: symmetric and positive semi-definite, or throws
+/// naming the argument and the entry.
+inline void check_spsd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  check_symmetric_data(a, k, fn, arg);
+  std::vector<double> l;
+  if (const std::size_t bad = semidefinite_cholesky(a, k, l); bad != 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not positive semi-definite (pivot " +
+                                std::to_string(bad) + " of its Cholesky factorisation is negative, or zero with a "
+                                "non-zero entry below it)");
+}
+
+/// An argument of gaussian_dlm_obs as a node of its entries: a data matrix (checked finite; with
+/// rows given, it must have that many) or a vector expression as matrix_entries makes them, a
+/// scalar (a number or a scalar expression) as itself, a 1 × 1 matrix.
+template <class M>
+auto dlm_matrix(const M& m, const char* arg, std::size_t rows = 0) {
+  using N = node_t<M>;
+  if constexpr (is_data_matrix_v<N> || is_vector_v<N>) return matrix_entries(m, dlm_call, arg, rows);
+  else return as_node(m);
+}
+/// The values of an argument node when they are known (data, or a constant), else null.
+template <class N>
+const double* dlm_known_values(const N& n) {
+  if constexpr (kind_of<N> == node_kind::constant) return &n.value;
+  else return data_values(n);
+}
+
+/// L z for L lower triangular (k × k) and z standard normal: a draw from N(0, L Lᵀ).
+template <class G>
+void add_correlated_normal(G& rng, const std::vector<double>& l, std::size_t k, double* out) {
+  std::normal_distribution<double> z01;
+  std::vector<double> z(k);
+  for (auto& v : z) v = z01(rng);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) out[i] += l[i * k + j] * z[j];
+}
+}  // namespace detail
+
+/// gaussian_dlm_obs(F, G, V, W, m0, C0): the arguments as vector nodes of their entries (row
+/// major), n the state's dimension, r the observations'.
+template <class F, class G, class V, class W, class M0, class C0>
+struct gaussian_dlm_obs_distribution : distribution<gaussian_dlm_obs_distribution<F, G, V, W, M0, C0>> {
+  static constexpr const char* family = "gaussian_dlm_obs";
+  F f;
+  G g;
+  V v;
+  W w;
+  M0 m0;
+  C0 c0;
+  std::size_t n = 1, r = 1;
+  bool diagonal_v = false;
+  auto transform() const { return transforms::identity{}; }
+  template <class X>
+  auto log_prob(const X& x) const {
+    using N = detail::node_t<X>;
+    if constexpr (detail::is_data_matrix_v<N>) {
+      return log_prob(detail::matrix_entries(detail::as_node(x), detail::dlm_call, "y", r));
+    } else {
+      static_assert(is_vector_v<N>, "tyche::gaussian_dlm_obs(F, G, V, W, m0, C0): y must be a data matrix of r rows "
+                                    "(matrix(y, r, T)) or the r*T values of one (row major)");
+      const N yn = detail::as_node(x);
+      const std::size_t steps = yn.size() / r;
+      if (yn.size() % r != 0 || steps == 0)
+        throw std::invalid_argument(std::string("tyche::") + detail::dlm_call + ": y has " +
+                                    std::to_string(yn.size()) + " values, which is not a positive multiple of r = " +
+                                    std::to_string(r) + " (F is " + std::to_string(n) + " x " + std::to_string(r) +
+                                    "; y is r x T, row major)");
+      return at(make_vector_op(ops::gaussian_dlm_map{n, r, steps, diagonal_v}, 1, yn, f, g, v, w, m0, c0), 0);
+    }
+  }
+  auto arguments() const { return std::tuple{f, g, v, w, m0, c0}; }
+  template <class F2, class G2, class V2, class W2, class M02, class C02>
+  auto with_arguments(const F2& f2, const G2& g2, const V2& v2, const W2& w2, const M02& m02, const C02& c02) const {
+    return gaussian_dlm_obs_distribution<F2, G2, V2, W2, M02, C02>{{}, f2, g2, v2, w2, m02, c02, n, r, diagonal_v};
+  }
+  static constexpr bool whole_arguments = true;
+  /// m values (T = m / r steps): θ₀ from N(m0, C0), θₜ = G θₜ₋₁ + N(0, W), yₜ = Fᵀ θₜ + N(0, V).
+  template <class Gen>
+  std::vector<double> draw_all(Gen& rng, std::size_t m, const std::vector<double>& fv, const std::vector<double>& gv,
+                               const std::vector<double>& vv, const std::vector<double>& wv,
+                               const std::vector<double>& m0v, const std::vector<double>& c0v) const {
+    const std::size_t steps = m / r;
+    std::vector<double> lv, lw, lc;
+    auto factor = [&](const std::vector<double>& a, std::size_t k, std::vector<double>& l, const char* arg) {
+      std::vector<double> full(k * k);
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j) full[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
+      if (detail::semidefinite_cholesky(full.data(), k, l) != 0)
+        throw std::invalid_argument(std::string("tyche::") + detail::dlm_call + ": cannot draw: " + arg +
+                                    " is not positive semi-definite");
+    };
+    if (diagonal_v) {
+      lv.assign(r * r, 0.0);
+      for (std::size_t j = 0; j < r; ++j) lv[j * r + j] = std::sqrt(vv[j]);
+    } else {
+      factor(vv, r, lv, "V");
+    }
+    factor(wv, n, lw, "W");
+    factor(c0v, n, lc, "C0");
+    std::vector<double> theta(m0v.size() == 1 ? std::vector<double>(n, m0v[0]) : m0v), next(n), y(m, 0.0), obs(r);
+    detail::add_correlated_normal(rng, lc, n, theta.data());
+    for (std::size_t t = 0; t < steps; ++t) {
+      for (std::size_t i = 0; i < n; ++i) {
+        next[i] = 0;
+        for (std::size_t j = 0; j < n; ++j) next[i] += gv[i * n + j] * theta[j];
+      }
+      detail::add_correlated_normal(rng, lw, n, next.data());
+      theta.swap(next);
+      for (std::size_t j = 0; j < r; ++j) {
+        obs[j] = 0;
+        for (std::size_t i = 0; i < n; ++i) obs[j] += fv[i * r + j] * theta[i];
+      }
+      detail::add_correlated_normal(rng, lv, r, obs.data());
+      for (std::size_t j = 0; j < r; ++j) y[j * steps + t] = obs[j];
+    }
+    return y;
+  }
+};
+
+/// The distribution gaussian_dlm_obs(F, G, V, W, m0, C0) of the r × T observations y of a Gaussian
+/// dynamic linear model (see the top of this file): F (n × r), G (n × n), V (r × r, or the r
+/// variances of independent observation errors), W (n × n), C0 (n × n) data matrices or
+/// expressions of their entries (row major), m0 the n prior means of the state.
+template <class Fx, class Gx, class Vx, class Wx, detail::operand M0, class C0x>
+auto gaussian_dlm_obs(const Fx& f, const Gx& g, const Vx& v, const Wx& w, const M0& m0, const C0x& c0) {
+  const char* fn = detail::dlm_call;
+  const auto gn = detail::dlm_matrix(g, "G");
+  const std::size_t n = detail::matrix_order(detail::operand_size(gn), fn, "G");
+  const auto fnode = detail::dlm_matrix(f, "F", n);
+  if (detail::operand_size(fnode) % n != 0 || detail::operand_size(fnode) == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": F has " + std::to_string(detail::operand_size(fnode)) +
+                                " values, which is not a positive multiple of n = " + std::to_string(n) +
+                                " (G is n x n; F is n x r, row major)");
+  const std::size_t r = detail::operand_size(fnode) / n;
+  const auto vn = detail::dlm_matrix(v, "V", detail::is_data_matrix_v<detail::node_t<Vx>> ? r : 0);
+  const bool diagonal_v = !detail::is_data_matrix_v<detail::node_t<Vx>> && detail::operand_size(vn) == r && r > 1;
+  if (!diagonal_v && detail::operand_size(vn) != r * r)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": V has " + std::to_string(detail::operand_size(vn)) +
+                                " values but must be r x r = " + std::to_string(r) + " x " + std::to_string(r) +
+                                ", or a vector of its r diagonal entries (F is " + std::to_string(n) + " x " +
+                                std::to_string(r) + ")");
+  const auto wn = detail::dlm_matrix(w, "W");
+  const auto cn = detail::dlm_matrix(c0, "C0");
+  const auto mn = detail::as_node(m0);
+  if (detail::operand_size(wn) != n * n || detail::operand_size(cn) != n * n || detail::operand_size(mn) != n)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": G is " + std::to_string(n) + " x " +
+                                std::to_string(n) + " but W has " + std::to_string(detail::operand_size(wn)) + " values, m0 " +
+                                std::to_string(detail::operand_size(mn)) + " and C0 " + std::to_string(detail::operand_size(cn)) +
+                                " (W and C0 must be n x n, m0 an n-vector)");
+  if (const double* vd = detail::dlm_known_values(vn); vd != nullptr && diagonal_v) {
+    for (std::size_t j = 0; j < r; ++j)
+      if (!(vd[j] >= 0.0))
+        throw std::invalid_argument(std::string("tyche::") + fn + ": V[" + std::to_string(j + 1) +
+                                    "] = " + detail::format_number(vd[j]) +
+                                    " must be a variance (>= 0): a vector V holds the diagonal of V");
+  } else {
+    detail::check_spsd_data(vd, r, fn, "V");
+  }
+  detail::check_spsd_data(detail::dlm_known_values(wn), n, fn, "W");
+  detail::check_spsd_data(detail::dlm_known_values(cn), n, fn, "C0");
+  return gaussian_dlm_obs_distribution<std::remove_const_t<decltype(fnode)>, std::remove_const_t<decltype(gn)>,
+                                       std::remove_const_t<decltype(vn)>, std::remove_const_t<decltype(wn)>,
+                                       detail::node_t<M0>, std::remove_const_t<decltype(cn)>>{
+      {}, fnode, gn, vn, wn, mn, cn, n, r, diagonal_v};
+}
+
+/// Name ~ gaussian_dlm_obs(F, G, V, W, m0, C0): the r·T values of y (row major: y[i·T + t] is
+/// Stan's y[i + 1, t + 1]), shape_of(r * T).
+template <fixed_string Name, class Fx, class Gx, class Vx, class Wx, detail::operand M0, class C0x, shape_tag Shape>
+auto gaussian_dlm_obs(const Fx& f, const Gx& g, const Vx& v, const Wx& w, const M0& m0, const C0x& c0, Shape shape) {
+  const auto d = gaussian_dlm_obs(f, g, v, w, m0, c0);
+  if (shape.size == 0 || shape.size % d.r != 0)
+    throw std::invalid_argument(std::string("tyche::gaussian_dlm_obs<\"name\">(F, G, V, W, m0, C0, shape): ") +
+                                Name.str() + " has " + std::to_string(shape.size) +
+                                " values, which is not a positive multiple of r = " + std::to_string(d.r) +
+                                " (shape_of(r * T): the r x T observations, row major)");
+  return detail::make_random_variable<Name>(d, shape);
+}
+
+}  // namespace tyche
+// ----- end tyche/distributions/gaussian_dlm_obs.hpp -----
 // ----- begin tyche/distributions/glm.hpp -----
 // tyche/distributions/glm.hpp — Stan's generalised linear model likelihoods, for observations only:
 //   normal_id_glm(X, alpha, beta, sigma)          y ~ normal(α + Xβ, σ)
@@ -27005,6 +27618,12 @@ auto multi_normal_cholesky_lpdf(const Y& y, const Mu& mu, const L& l) {
 template <detail::operand Y, detail::operand Mu, class Omega>
 auto multi_normal_prec_lpdf(const Y& y, const Mu& mu, const Omega& omega) {
   return detail::log_density_at(multi_normal_prec(mu, omega), y);
+}
+/// log gaussian_dlm_obs(y | F, G, V, W, m0, C0) of the r × T observations y (a data matrix of r
+/// rows, or the r·T values of one, row major; the other arguments as gaussian_dlm_obs's).
+template <class Y, class F, class G, class V, class W, detail::operand M0, class C0>
+auto gaussian_dlm_obs_lpdf(const Y& y, const F& f, const G& g, const V& v, const W& w, const M0& m0, const C0& c0) {
+  return detail::log_density_at(gaussian_dlm_obs(f, g, v, w, m0, c0), y);
 }
 /// log multi_gp(y | Sigma, w) of the K·N values of y (K rows of N, row major); Sigma a data matrix
 /// or an expression of N·N values, w of K values (or one).

@@ -30,6 +30,7 @@
 #include <tyche/distributions/exponential.hpp>
 #include <tyche/distributions/frechet.hpp>
 #include <tyche/distributions/gamma.hpp>
+#include <tyche/distributions/gaussian_dlm_obs.hpp>
 #include <tyche/distributions/glm.hpp>
 #include <tyche/distributions/gumbel.hpp>
 #include <tyche/distributions/half_normal.hpp>
@@ -254,6 +255,12 @@ auto multi_normal_cholesky_lpdf(const Y& y, const Mu& mu, const L& l) {
 template <detail::operand Y, detail::operand Mu, class Omega>
 auto multi_normal_prec_lpdf(const Y& y, const Mu& mu, const Omega& omega) {
   return detail::log_density_at(multi_normal_prec(mu, omega), y);
+}
+/// log gaussian_dlm_obs(y | F, G, V, W, m0, C0) of the r × T observations y (a data matrix of r
+/// rows, or the r·T values of one, row major; the other arguments as gaussian_dlm_obs's).
+template <class Y, class F, class G, class V, class W, detail::operand M0, class C0>
+auto gaussian_dlm_obs_lpdf(const Y& y, const F& f, const G& g, const V& v, const W& w, const M0& m0, const C0& c0) {
+  return detail::log_density_at(gaussian_dlm_obs(f, g, v, w, m0, c0), y);
 }
 /// log multi_gp(y | Sigma, w) of the K·N values of y (K rows of N, row major); Sigma a data matrix
 /// or an expression of N·N values, w of K values (or one).

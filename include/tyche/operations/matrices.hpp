@@ -415,18 +415,25 @@ inline void check_triangular_data(const double* l, std::size_t k, const char* fn
                                   std::to_string(i + 1) + "] = " + format_number(l[i * k + i]) +
                                   ": a triangular matrix to solve with needs a non-zero diagonal");
 }
-/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
-/// naming the entry.
-inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+/// Data A (k × k) of a symmetric-matrix function: symmetric to within 1e-8 relative, or throws
+/// naming the first pair of entries that differ (null: an expression, nothing to check).
+inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
   if (a == nullptr) return;
-  std::vector<double> l(k * k, 0.0);
-  for (std::size_t i = 0; i < k; ++i) {
+  for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
         throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
                                     std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
                                     format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
                                     std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
+}
+/// Data A of an SPD function: symmetric and positive definite (the Cholesky pivots), or throws
+/// naming the entry.
+inline void check_spd_data(const double* a, std::size_t k, const char* fn, const char* arg) {
+  if (a == nullptr) return;
+  check_symmetric_data(a, k, fn, arg);
+  std::vector<double> l(k * k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j <= i; ++j) {
       double v = a[i * k + j];
       for (std::size_t p = 0; p < j; ++p) v -= l[i * k + p] * l[j * k + p];
@@ -800,20 +807,6 @@ auto matrix_power(const A& a, int n) {
     throw std::invalid_argument("tyche::matrix_power(A, n): n = " + std::to_string(n) + " must be >= 0");
   return make_vector_op(ops::matrix_power_map{k, static_cast<std::size_t>(n)}, na.size(), na);
 }
-
-namespace detail {
-/// Data A of a symmetric-matrix function: symmetric, or throws naming the entry.
-inline void check_symmetric_data(const double* a, std::size_t k, const char* fn, const char* arg) {
-  if (a == nullptr) return;
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (!(std::fabs(a[i * k + j] - a[j * k + i]) <= 1e-8 * (std::fabs(a[i * k + j]) + std::fabs(a[j * k + i])) + 1e-300))
-        throw std::invalid_argument(std::string("tyche::") + fn + ": " + arg + " is not symmetric: " + arg + "[" +
-                                    std::to_string(i + 1) + ", " + std::to_string(j + 1) + "] = " +
-                                    format_number(a[i * k + j]) + " but " + arg + "[" + std::to_string(j + 1) + ", " +
-                                    std::to_string(i + 1) + "] = " + format_number(a[j * k + i]));
-}
-}  // namespace detail
 
 /// The K eigenvalues of a symmetric K × K matrix, ascending (its lower triangle read; a data A is
 /// checked symmetric): Stan's eigenvalues_sym, by the cyclic Jacobi method.

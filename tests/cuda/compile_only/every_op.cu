@@ -45,7 +45,7 @@ template void every_op_kernels<
     o::basic_categorical_logit_glm_map<float>, o::row_sums_of_squares_map, o::wishart_map<false>, o::wishart_map<true>,
     o::wishart_cholesky_map<false>, o::wishart_cholesky_map<true>, o::inverse_spd_map, o::inverse_map,
     o::determinant_map<false>, o::determinant_map<true>, o::matrix_exp_map, o::matrix_power_map,
-    o::eigen_sym_map<false>, o::eigen_sym_map<true>,
+    o::eigen_sym_map<false>, o::eigen_sym_map<true>, o::gaussian_dlm_map,
     o::poisson_binomial_map<o::count_event::equal>,
     o::poisson_binomial_map<o::count_event::at_most>, o::poisson_binomial_map<o::count_event::above>,
     o::precision_quadratic_map, o::corr_cholesky_map, o::cov_cholesky_map, o::cpc_log_jacobian_map<false>,
