@@ -2327,7 +2327,7 @@ struct square {
 };
 
 struct inverse {
-  static constexpr const char* name = "inverse";
+  static constexpr const char* name = "inv";  // 1/x (explain prints Stan's elementwise name: inverse(A) is the matrix inverse)
   static constexpr bool has_payload = false;
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return lift<T>(1.0) / x; }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {
@@ -10926,6 +10926,16 @@ inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) 
   return k;
 }
 
+/// Throws unless the n values of the matrix argument b are a positive multiple of K, the order of
+/// the square argument a (b a K × J matrix, or J × K as shape says; row major).
+inline void check_multiple_of_order(std::size_t n, std::size_t k, const char* fn, const char* a, const char* b,
+                                    const char* shape) {
+  if (n % k != 0 || n == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + a + "' is " + std::to_string(k) + " x " +
+                                std::to_string(k) + " but '" + b + "' has " + std::to_string(n) + " values (" + shape +
+                                ")");
+}
+
 /// True when n is K² for some K ≥ 1, or not known at compile time.
 constexpr bool static_square(std::size_t n) {
   if (n == dynamic_extent) return true;
@@ -11367,10 +11377,7 @@ auto matmul(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
-                                std::to_string(k) + " x J matrix)");
+  detail::check_multiple_of_order(nb.size(), k, "matmul(A, B)", "A", "B", "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), na, nb);
 }
 
@@ -11524,10 +11531,8 @@ auto tri_low_solve(const L& l, const B& b, const char* fn) {
   const std::size_t k = matrix_order(nl.size(), fn, "L");
   check_triangular_data(data_values(nl), k, fn, "L");
   const auto nb = matrix_entries(b, fn, "B", Columns ? k : 0);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) + " values (" +
-                                (Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major") + ")");
+  check_multiple_of_order(nb.size(), k, fn, "L", "B",
+                          Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major");
   return make_vector_op(ops::tri_low_solve_map<Transposed, Columns>{k}, nb.size(), nl, nb);
 }
 }  // namespace detail
@@ -11625,9 +11630,7 @@ auto mdivide_left(const A& a, const B& b) {
   const std::size_t k = detail::matrix_order(na.size(), "mdivide_left(A, B)", "A");
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_left(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "mdivide_left(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "mdivide_left(A, B)", "A", "B", "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
@@ -11641,9 +11644,7 @@ auto mdivide_right(const B& b, const A& a) {
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
   std::size_t b_rows = 0;
   const auto nb = detail::rectangular_entries(b, k, "mdivide_right(B, A)", "B", b_rows);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "mdivide_right(B, A)", "A", "B", "J*K: a J x K matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
@@ -11665,10 +11666,8 @@ auto matrix_exp_multiply(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matrix_exp_multiply(A, B)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "matrix_exp_multiply(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "matrix_exp_multiply(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::matrix_exp_multiply(A, B): 'A' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) +
-                                " values (K*J: a K x J matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "matrix_exp_multiply(A, B)", "A", "B",
+                                  "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
                         nb);
 }
@@ -22038,7 +22037,9 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 // m0 an n-vector. Each matrix is a data matrix (tyche::matrix(ptr, rows, cols); V, W and C0
 // checked symmetric and positive semi-definite: a W with zero rows, for states that do not
 // evolve, is allowed) or an expression of its entries (row major: a cov_matrix variable,
-// `diag_matrix(sigma)`); V, W and C0 are read through their lower triangles. y is observed as a
+// `diag_matrix(sigma)`; where n or r is 1, also a number or a scalar expression: the local level
+// model is gaussian_dlm_obs(1.0, 1.0, square(sigma_v), square(sigma_w), m0, C0)); V, W and C0 are
+// read through their lower triangles. y is observed as a
 // data matrix of r rows (`observe(matrix(y, r, T))`), as the r·T values of one (row major, `data(y)`)
 // or is a variable (`gaussian_dlm_obs<"y">(F, G, V, W, m0, C0, shape_of(r * T))`; draws simulate
 // the states). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.

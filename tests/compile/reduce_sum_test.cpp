@@ -223,7 +223,7 @@ TEST_CASE("partial evaluation: scalars leave the loop, the rest stays one loop",
   CHECK(contains(explained[0], "(60 * log(sigma))"));
   CHECK(contains(explained[5], "(60 * alpha)"));
   // A vector divided by a scalar parameter becomes a product with its inverse, computed once.
-  CHECK(contains(explained[1], "sum[60]((square((data[60] - exp((alpha + matvec(matrix[60 x 3], beta[3]))))) * inverse(sigma)))"));
+  CHECK(contains(explained[1], "sum[60]((square((data[60] - exp((alpha + matvec(matrix[60 x 3], beta[3]))))) * inv(sigma)))"));
   CHECK(contains(explained[3], "sum[60]((sigma * abs("));
 }
 

@@ -932,7 +932,7 @@ TEST_CASE("linear algebra of square matrices: matmul, transpose, diagonal, trace
   check_program(f, pts, "matmul, transpose, diagonal, trace, diag_post_multiply, quad_form_diag, quad_form, tcrossprod");
 
   vector_param<"q", 4> q;
-  CHECK_THROWS_WITH(matmul(a, q), Contains("tyche::matmul(A, B): 'A' is 3 x 3 but 'B' has 4 entries (K*J for a 3 x J matrix)"));
+  CHECK_THROWS_WITH(matmul(a, q), Contains("tyche::matmul(A, B): 'A' is 3 x 3 but 'B' has 4 values (K*J: a K x J matrix, row major)"));
   CHECK_THROWS_WITH(diag_post_multiply(a, q), Contains("'M' has 9 entries but 'v' has size 4"));
   vector_param<"r", 5> r5;
   CHECK_THROWS_WITH(transpose(r5), Contains("tyche::transpose(A): 'A' has 5 values, which is not the number of entries of a square matrix"));

@@ -34,7 +34,7 @@ struct square {
 };
 
 struct inverse {
-  static constexpr const char* name = "inverse";
+  static constexpr const char* name = "inv";  // 1/x (explain prints Stan's elementwise name: inverse(A) is the matrix inverse)
   static constexpr bool has_payload = false;
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x) const { return lift<T>(1.0) / x; }
   template <class T> TYCHE_HD TYCHE_INLINE T value(const T& x, T& dx) const {

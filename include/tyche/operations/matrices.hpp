@@ -42,6 +42,16 @@ inline std::size_t matrix_order(std::size_t n, const char* fn, const char* arg) 
   return k;
 }
 
+/// Throws unless the n values of the matrix argument b are a positive multiple of K, the order of
+/// the square argument a (b a K × J matrix, or J × K as shape says; row major).
+inline void check_multiple_of_order(std::size_t n, std::size_t k, const char* fn, const char* a, const char* b,
+                                    const char* shape) {
+  if (n % k != 0 || n == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": '" + a + "' is " + std::to_string(k) + " x " +
+                                std::to_string(k) + " but '" + b + "' has " + std::to_string(n) + " values (" + shape +
+                                ")");
+}
+
 /// True when n is K² for some K ≥ 1, or not known at compile time.
 constexpr bool static_square(std::size_t n) {
   if (n == dynamic_extent) return true;
@@ -483,10 +493,7 @@ auto matmul(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matmul(A, B)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "matmul(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "matmul(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::matmul(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " entries (K*J for a " +
-                                std::to_string(k) + " x J matrix)");
+  detail::check_multiple_of_order(nb.size(), k, "matmul(A, B)", "A", "B", "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), na, nb);
 }
 
@@ -640,10 +647,8 @@ auto tri_low_solve(const L& l, const B& b, const char* fn) {
   const std::size_t k = matrix_order(nl.size(), fn, "L");
   check_triangular_data(data_values(nl), k, fn, "L");
   const auto nb = matrix_entries(b, fn, "B", Columns ? k : 0);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument(std::string("tyche::") + fn + ": 'L' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) + " values (" +
-                                (Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major") + ")");
+  check_multiple_of_order(nb.size(), k, fn, "L", "B",
+                          Columns ? "K*J: a K x J matrix, row major" : "J*K: a J x K matrix, row major");
   return make_vector_op(ops::tri_low_solve_map<Transposed, Columns>{k}, nb.size(), nl, nb);
 }
 }  // namespace detail
@@ -741,9 +746,7 @@ auto mdivide_left(const A& a, const B& b) {
   const std::size_t k = detail::matrix_order(na.size(), "mdivide_left(A, B)", "A");
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_left(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "mdivide_left(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::mdivide_left(A, B): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " values (K*J: a K x J matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "mdivide_left(A, B)", "A", "B", "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
@@ -757,9 +760,7 @@ auto mdivide_right(const B& b, const A& a) {
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_right(B, A)", "A");
   std::size_t b_rows = 0;
   const auto nb = detail::rectangular_entries(b, k, "mdivide_right(B, A)", "B", b_rows);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::mdivide_right(B, A): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'B' has " + std::to_string(nb.size()) + " values (J*K: a J x K matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "mdivide_right(B, A)", "A", "B", "J*K: a J x K matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
 }
 
@@ -781,10 +782,8 @@ auto matrix_exp_multiply(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "matrix_exp_multiply(A, B)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "matrix_exp_multiply(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "matrix_exp_multiply(A, B)", "B", k);
-  if (nb.size() % k != 0 || nb.size() == 0)
-    throw std::invalid_argument("tyche::matrix_exp_multiply(A, B): 'A' is " + std::to_string(k) + " x " +
-                                std::to_string(k) + " but 'B' has " + std::to_string(nb.size()) +
-                                " values (K*J: a K x J matrix, row major)");
+  detail::check_multiple_of_order(nb.size(), k, "matrix_exp_multiply(A, B)", "A", "B",
+                                  "K*J: a K x J matrix, row major");
   return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::matrix_exp_map{k}, na.size(), na),
                         nb);
 }
