@@ -175,6 +175,34 @@ TEST_CASE("gaussian_dlm_obs: log density against the joint normal of all observa
   }
   for (std::size_t i = 0; i < 6; ++i) tyche_test::check_gradient_at(all, pts[i], "gaussian_dlm_obs, every argument");
   tyche_test::check_lanes(all, pts, "gaussian_dlm_obs (lanes)");
+
+  // More observations than states (n = 1, r = 3: Q larger than every n-sized matrix), every
+  // argument a parameter: F = (1, 0.5, −0.3) + u, G = 0.8 + u, V = 0.4 I + 0.1 (off-diagonal) + u,
+  // W = 0.3 + u, m0 = 0.2 + u, C0 = 1 + u.
+  vector_param<"F3", 3> f3;
+  param<"G1"> g1;
+  vector_param<"V3", 9> v3;
+  param<"W1"> w1;
+  param<"m01"> m01;
+  param<"C01"> c01;
+  vector_param<"y3", 3 * T> y3;
+  const auto wide = compile(gaussian_dlm_obs_lpdf(y3, f3, g1, v3, w1, m01, c01), f3, g1, v3, w1, m01, c01, y3);
+  std::mt19937_64 rng(15);
+  std::uniform_real_distribution<double> u(-0.05, 0.05), yu(-1.5, 1.5);
+  std::vector<std::vector<double>> wide_pts;
+  for (int c = 0; c < 6; ++c) {
+    std::vector<double> p{1.0, 0.5, -0.3, 0.8, 0.4, 0.1, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1, 0.4, 0.3, 0.2, 1.0};
+    for (auto& x : p) x += u(rng);
+    for (std::size_t i = 0; i < 3 * T; ++i) p.push_back(yu(rng));
+    std::size_t at = 0;
+    const auto fv = part(p, at, 3), gv = part(p, at, 1), vv = part(p, at, 9), wv = part(p, at, 1), mv = part(p, at, 1),
+               cv = part(p, at, 1), yv = part(p, at, 3 * T);
+    tyche_test::discrete::check_log_pmf(wide.value(p), dlm_ref(yv, fv, gv, vv, wv, mv, cv, 1, 3),
+                                        "gaussian_dlm_obs, n = 1, r = 3", 1e-10);
+    tyche_test::check_gradient_at(wide, p, "gaussian_dlm_obs, n = 1, r = 3");
+    wide_pts.push_back(p);
+  }
+  tyche_test::check_lanes(wide, wide_pts, "gaussian_dlm_obs, n = 1, r = 3 (lanes)");
 }
 
 TEST_CASE("gaussian_dlm_obs: a vector V (independent observation errors), scalar arguments (the local level "

@@ -15,9 +15,9 @@
 // point, where it is not positive definite); Q and each new C are symmetrised, ½(M + Mᵀ), so
 // that rounding never makes them drift apart from symmetric matrices over many steps.
 //
-// Reverse: the filter's steps in reverse order, each recomputed from the (m, C) it started from
-// (kept in scratch by the forward pass of the same evaluation: O(T (n + n²)) values), with the
-// adjoints of m and C carried back from step t + 1. With C̄ the (symmetrised) adjoint of the new
+// Reverse: the filter's steps in reverse order, from the matrices each step computed (kept in
+// scratch by the forward pass of the same evaluation: T (2n + 2n² + 2nr + r² + 2r) values), with
+// the adjoints of m and C carried back from step t + 1. With C̄ the (symmetrised) adjoint of the new
 // C, m̄ that of the new m and ℓ̄ the output's: R̄ = C̄, P̄ = −2 C̄ P Q⁻¹ + m̄ sᵀ, (Q⁻¹)‾ = −Pᵀ C̄ P +
 // s̄ eᵀ with s̄ = Pᵀ m̄ − ½ ℓ̄ e, ē = −½ ℓ̄ s + Q⁻¹ s̄, Q̄ = sym(−½ ℓ̄ Q⁻¹ − Q⁻¹ (Q⁻¹)‾ Q⁻¹); then
 // ȳₜ = ē, F̄ += a (−ē)ᵀ + P Q̄ + R P̄, ā = m̄ − F ē, V̄ += Q̄, R̄ += P̄ Fᵀ, W̄ += R̄,
@@ -43,14 +43,16 @@ namespace tyche {
 
 namespace detail {
 
-/// Where the Kalman filter's values live in the op's scratch (offsets, in values): the T filtered
-/// states (m, C) each step starts from, then the matrices of one step (forward) and their
-/// adjoints (reverse).
+/// Where the Kalman filter's values live in the op's scratch (offsets, in values). Each step t
+/// has a block of its own (at block(t)) that keeps, from the forward pass for the reverse pass,
+/// the mean m it started from and the matrices it computed (a, G C, R, P, P Q⁻¹, Q⁻¹, e, s);
+/// the rest is shared: Q and its factors, the covariances C of the current and the next step,
+/// and the adjoints of one step (reverse).
 struct dlm_layout {
   std::size_t n = 1, r = 1, steps = 1;
-  std::size_t states_m = 0, states_c = 0;                                          // T·n, T·n²
-  std::size_t a = 0, gc = 0, rr = 0, p = 0, pqi = 0, q = 0, l = 0, linv = 0, qi = 0, e = 0, s = 0;  // one step
-  std::size_t mb = 0, cb = 0, ab = 0, rb = 0, pb = 0, qb = 0, qib = 0, sb = 0, eb = 0, tmp = 0;   // its adjoints
+  std::size_t m = 0, a = 0, gc = 0, rr = 0, p = 0, pqi = 0, qi = 0, e = 0, s = 0, stride = 0;  // in a step's block
+  std::size_t blocks = 0, q = 0, l = 0, linv = 0, c_now = 0, c_next = 0;                        // shared
+  std::size_t mb = 0, cb = 0, ab = 0, rb = 0, pb = 0, qb = 0, qib = 0, sb = 0, eb = 0, tmp = 0;  // shared adjoints
   std::size_t total = 0;
   TYCHE_HD dlm_layout(std::size_t n_, std::size_t r_, std::size_t steps_) : n(n_), r(r_), steps(steps_) {
     std::size_t at = 0;
@@ -60,14 +62,17 @@ struct dlm_layout {
       return here;
     };
     const std::size_t n2 = n * n, r2 = r * r, nr = n * r;
-    states_m = take(steps * n);
-    states_c = take(steps * n2);
-    a = take(n), gc = take(n2), rr = take(n2), p = take(nr), pqi = take(nr), q = take(r2), l = take(r2),
-    linv = take(r2), qi = take(r2), e = take(r), s = take(r);
+    m = take(n), a = take(n), gc = take(n2), rr = take(n2), p = take(nr), pqi = take(nr), qi = take(r2),
+    e = take(r), s = take(r);
+    stride = at;
+    blocks = 0;
+    at = steps * stride;
+    q = take(r2), l = take(r2), linv = take(r2), c_now = take(n2), c_next = take(n2);
     mb = take(n), cb = take(n2), ab = take(n), rb = take(n2), pb = take(nr), qb = take(r2), qib = take(r2),
-    sb = take(r), eb = take(r), tmp = take(n2 > nr ? n2 : nr);
+    sb = take(r), eb = take(r), tmp = take(n2 > nr ? (n2 > r2 ? n2 : r2) : (nr > r2 ? nr : r2));  // C̄ P, Q⁻¹ (Q⁻¹)‾, R̄ G
     total = at;
   }
+  TYCHE_HD std::size_t block(std::size_t t) const { return blocks + t * stride; }
 };
 
 /// The operands of gaussian_dlm_map, in order.
@@ -94,27 +99,29 @@ TYCHE_HD void add_to_lower(std::size_t k, const T* g, T* lower_adj) {
   }
 }
 
-/// One step of the Kalman filter at time t from the state (m, C) in scratch (see dlm_layout):
-/// fills a, G C, R, P, Q, its Cholesky factor, Q⁻¹, e and s, and returns
-/// −½ (log det Q + eᵀ Q⁻¹ e) (the constant −½ r log 2π is the caller's).
+/// One step of the Kalman filter at time t from the state (m, C) (m in the step's block w, C at
+/// c): fills the block's a, G C, R, P, Q⁻¹, e and s (and the shared Q and its Cholesky factor),
+/// and returns −½ (log det Q + eᵀ Q⁻¹ e) (the constant −½ r log 2π is the caller's). With one
+/// observation per step (r = 1), Q⁻¹ = 1/Q and ½ log det Q = ½ log Q, without the factorisation.
 template <class T>
-TYCHE_HD T dlm_predict(const dlm_layout& d, bool diagonal_v, std::size_t t, const T* m, const T* c,
-                       const T* const* in, T* w) {
+TYCHE_HD T dlm_predict(const dlm_layout& d, bool diagonal_v, std::size_t t, const T* c, const T* const* in, T* w,
+                       T* shared) {
   const std::size_t n = d.n, r = d.r;
   const T* y = in[dlm_y];
   const T* f = in[dlm_f];
   const T* g = in[dlm_g];
   const T* v = in[dlm_v];
   const T* wc = in[dlm_w];
+  const T* m = w + d.m;
   T* a = w + d.a;
   T* gc = w + d.gc;
   T* rr = w + d.rr;
   T* p = w + d.p;
-  T* q = w + d.q;
   T* e = w + d.e;
   T* s = w + d.s;
   T* qi = w + d.qi;
-  T* l = w + d.l;
+  T* q = shared + d.q;
+  T* l = shared + d.l;
   for (std::size_t i = 0; i < n; ++i) {
     T acc = lift<T>(0.0);
     for (std::size_t j = 0; j < n; ++j) acc = acc + g[i * n + j] * m[j];
@@ -147,9 +154,14 @@ TYCHE_HD T dlm_predict(const dlm_layout& d, bool diagonal_v, std::size_t t, cons
       q[j * r + k] = acc;
     }
   }
+  if (r == 1) {
+    qi[0] = lift<T>(1.0) / q[0];
+    s[0] = qi[0] * e[0];
+    return -lift<T>(0.5) * (math::log(q[0]) + e[0] * s[0]);
+  }
   symmetrise(r, q);
   cholesky_forward(r, q, l);
-  inverse_from_cholesky(r, l, w + d.linv, qi);
+  inverse_from_cholesky(r, l, shared + d.linv, qi);
   T half_log_det = lift<T>(0.0), quad = lift<T>(0.0);
   for (std::size_t j = 0; j < r; ++j) {
     half_log_det = half_log_det + math::log(l[j * r + j]);
@@ -161,11 +173,15 @@ TYCHE_HD T dlm_predict(const dlm_layout& d, bool diagonal_v, std::size_t t, cons
   return -(half_log_det + lift<T>(0.5) * quad);
 }
 
-/// The gain-like product P Q⁻¹ of dlm_predict's step (n × r, into scratch).
+/// The update of dlm_predict's step (block w): P Q⁻¹ into the block, and the next state, m_new =
+/// a + P s and C_new = sym(R − P Q⁻¹ Pᵀ) (either may be null: not wanted after the last step).
 template <class T>
-TYCHE_HD void dlm_gain(const dlm_layout& d, T* w) {
+TYCHE_HD void dlm_update(const dlm_layout& d, T* w, T* m_new, T* c_new) {
   const std::size_t n = d.n, r = d.r;
+  const T* a = w + d.a;
+  const T* rr = w + d.rr;
   const T* p = w + d.p;
+  const T* s = w + d.s;
   const T* qi = w + d.qi;
   T* pqi = w + d.pqi;
   for (std::size_t i = 0; i < n; ++i)
@@ -174,18 +190,7 @@ TYCHE_HD void dlm_gain(const dlm_layout& d, T* w) {
       for (std::size_t k = 0; k < r; ++k) acc = acc + p[i * r + k] * qi[k * r + j];
       pqi[i * r + j] = acc;
     }
-}
-
-/// The update of dlm_predict's step: the new state (m_new, C_new) = (a + P s, sym(R − P Q⁻¹ Pᵀ)).
-template <class T>
-TYCHE_HD void dlm_update(const dlm_layout& d, T* w, T* m_new, T* c_new) {
-  const std::size_t n = d.n, r = d.r;
-  dlm_gain(d, w);
-  const T* a = w + d.a;
-  const T* rr = w + d.rr;
-  const T* p = w + d.p;
-  const T* s = w + d.s;
-  const T* pqi = w + d.pqi;
+  if (m_new == nullptr) return;
   for (std::size_t i = 0; i < n; ++i) {
     T acc = a[i];
     for (std::size_t j = 0; j < r; ++j) acc = acc + p[i * r + j] * s[j];
@@ -206,7 +211,7 @@ namespace ops {
 
 /// log p(y | F, G, V, W, m0, C0) of a Gaussian dynamic linear model by the Kalman filter (see the
 /// top of this file): operands y (r·T), F (n·r), G (n²), V (r², or r with diagonal_v), W (n²),
-/// m0 (n), C0 (n²); one value. Scratch: the T states and one step's matrices (dlm_layout).
+/// m0 (n), C0 (n²); one value. Scratch: every step's matrices (dlm_layout).
 struct gaussian_dlm_map {
   static constexpr const char* name = "gaussian_dlm_obs";
   static constexpr bool has_payload = true;
@@ -222,18 +227,25 @@ struct gaussian_dlm_map {
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
     const detail::dlm_layout d(n, r, steps);
-    T* ms = scratch + d.states_m;
-    T* cs = scratch + d.states_c;
+    T* c = scratch + d.c_now;
+    T* c_next = scratch + d.c_next;
+    T* m0 = scratch + d.block(0) + d.m;
     for (std::size_t i = 0; i < n; ++i) {
-      ms[i] = in[detail::dlm_m0][i];
-      for (std::size_t k = 0; k < n; ++k) cs[i * n + k] = detail::symmetric_at(in[detail::dlm_c0], n, i, k);
+      m0[i] = in[detail::dlm_m0][i];
+      for (std::size_t k = 0; k < n; ++k) c[i * n + k] = detail::symmetric_at(in[detail::dlm_c0], n, i, k);
     }
     T lp = lift<T>(0.0);
     for (std::size_t t = 0; t < steps; ++t) {
-      T* m = ms + t * n;
-      T* c = cs + t * n * n;
-      lp = lp + detail::dlm_predict(d, diagonal_v, t, m, c, in, scratch);
-      if (t + 1 < steps) detail::dlm_update(d, scratch, m + n, c + n * n);
+      T* w = scratch + d.block(t);
+      lp = lp + detail::dlm_predict(d, diagonal_v, t, c, in, w, scratch);
+      if (t + 1 < steps) {
+        detail::dlm_update(d, w, scratch + d.block(t + 1) + d.m, c_next);
+        T* const swap = c;
+        c = c_next;
+        c_next = swap;
+      } else {
+        detail::dlm_update(d, w, static_cast<T*>(nullptr), static_cast<T*>(nullptr));  // P Q⁻¹, for reverse
+      }
     }
     out[0] = lp - lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π
   }
@@ -243,35 +255,32 @@ struct gaussian_dlm_map {
     const detail::dlm_layout d(n, r, steps);
     const T* f = in[detail::dlm_f];
     const T* g = in[detail::dlm_g];
-    T* w = scratch;
-    const T* a = w + d.a;
-    const T* gc = w + d.gc;
-    const T* rr = w + d.rr;
-    const T* p = w + d.p;
-    const T* pqi = w + d.pqi;
-    const T* qi = w + d.qi;
-    const T* e = w + d.e;
-    const T* s = w + d.s;
-    T* mb = w + d.mb;  // m̄, C̄: the adjoints of the state the current step produced
-    T* cb = w + d.cb;
-    T* ab = w + d.ab;
-    T* rb = w + d.rb;
-    T* pb = w + d.pb;
-    T* qb = w + d.qb;
-    T* qib = w + d.qib;
-    T* sb = w + d.sb;
-    T* eb = w + d.eb;
-    T* tmp = w + d.tmp;
+    T* mb = scratch + d.mb;  // m̄, C̄: the adjoints of the state the current step produced
+    T* cb = scratch + d.cb;
+    T* ab = scratch + d.ab;
+    T* rb = scratch + d.rb;
+    T* pb = scratch + d.pb;
+    T* qb = scratch + d.qb;
+    T* qib = scratch + d.qib;
+    T* sb = scratch + d.sb;
+    T* eb = scratch + d.eb;
+    T* tmp = scratch + d.tmp;
     const T lb = adj[0];
     const T half_lb = lift<T>(0.5) * lb;
     for (std::size_t i = 0; i < n; ++i) mb[i] = lift<T>(0.0);
     for (std::size_t i = 0; i < n * n; ++i) cb[i] = lift<T>(0.0);
-    // The states (m, C) each step started from were kept by the forward pass of this evaluation.
+    // Each step's matrices were kept in its block by the forward pass of this evaluation.
     for (std::size_t t = steps; t-- > 0;) {
-      const T* m = scratch + d.states_m + t * n;
-      const T* c = scratch + d.states_c + t * n * n;
-      detail::dlm_predict(d, diagonal_v, t, m, c, in, w);
-      detail::dlm_gain(d, w);
+      const T* w = scratch + d.block(t);
+      const T* m = w + d.m;
+      const T* a = w + d.a;
+      const T* gc = w + d.gc;
+      const T* rr = w + d.rr;
+      const T* p = w + d.p;
+      const T* pqi = w + d.pqi;
+      const T* qi = w + d.qi;
+      const T* e = w + d.e;
+      const T* s = w + d.s;
       // The update: C_new = sym(R − P Q⁻¹ Pᵀ) and m_new = a + P s (none after the last step).
       detail::symmetrise(n, cb);  // the adjoint of R − P Q⁻¹ Pᵀ before symmetrising
       for (std::size_t i = 0; i < n * n; ++i) rb[i] = cb[i];
