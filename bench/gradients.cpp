@@ -1827,6 +1827,20 @@ int main(int argc, char** argv) {
     register_model("local_level_scan", ll_model, local_level_hand{&ld}, {-1.1, -0.3});
   }
 
+  // --- the same local level by gaussian_dlm_obs (the Kalman filter op), the same twin: θ₀ ~
+  // N(0, 10 − q²), so that the first level is predicted as N(0, 10), as the scan starts ---
+  {
+    static const local_level_data ld;
+    auto make = [] {
+      auto q = half_normal<"q">(1.0);
+      auto r = half_normal<"r">(1.0);
+      return model(joint(q, r, target(gaussian_dlm_obs_lpdf(data(ld.y), 1.0, 1.0, square(r), square(q), 0.0,
+                                                            10.0 - square(q)))));
+    };
+    auto dlm_model = std::make_shared<decltype(make())>(make());
+    register_model("local_level_dlm", dlm_model, local_level_hand{&ld}, {-1.1, -0.3});
+  }
+
   // --- GARCH(1,1) by scan_states: a scalar state ---
   {
     static const garch_data gd;

@@ -9841,7 +9841,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
-// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym —
+// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym,
+// and of any R × K matrix singular_values, svd_U, svd_V —
 // Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
@@ -10810,6 +10811,233 @@ struct precision_quadratic_map {
 
 }  // namespace tyche
 // ----- end tyche/autodiff/multivariate_ops.hpp -----
+// ----- begin tyche/autodiff/svd.hpp -----
+// tyche/autodiff/svd.hpp — the singular value decomposition A = U Σ Vᵀ of an R × K matrix and its
+// vector–Jacobian products (the op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+//
+//   svd_map<svd_part::values>  the min(R, K) singular values, descending (Stan's singular_values)
+//   svd_map<svd_part::u>       U, R × min(R, K), row major (Stan's svd_U)
+//   svd_map<svd_part::v>       V, K × min(R, K), row major (Stan's svd_V)
+//
+// Forward: one-sided Jacobi (Hestenes 1958; Demmel and Veselić, "Jacobi's method is more accurate
+// than QR", 1992) on the tall one of A and Aᵀ: plane rotations of pairs of columns until every
+// pair is orthogonal to 1e-15 of the product of their norms; the singular values are the columns'
+// norms, U the normalised columns, V the product of the rotations. Unlike the eigenvalues of AᵀA,
+// small singular values keep their relative accuracy. Each lane of a SIMD batch rotates only
+// where its own pair is not yet orthogonal (elsewhere the rotation is the identity), so a lane's
+// result is the one computed alone. The signs of a pair (uⱼ, vⱼ) are the algorithm's (Stan's,
+// from Eigen's JacobiSVD, may differ by a sign per pair).
+//
+// Reverse (Townsend, "Differentiating the singular value decomposition", 2016), with S = diag(σ),
+// Fᵢⱼ = 1/(σⱼ² − σᵢ²) (i ≠ j), Fᵢᵢ = 0:
+//   σ̄:  Ā = U diag(σ̄) Vᵀ
+//   Ū:  Ā = U [F ∘ (UᵀŪ − ŪᵀU)] S Vᵀ + (I − U Uᵀ) Ū S⁻¹ Vᵀ
+//   V̄:  Ā = U S [F ∘ (VᵀV̄ − V̄ᵀV)] Vᵀ + U S⁻¹ V̄ᵀ (I − V Vᵀ)
+// (infinite where singular values repeat, or for U and V where one is zero: their vectors are not
+// unique there, as in Stan). O(R K min(R, K)) per sweep forward, O(R K min(R, K)) reverse.
+
+#include <cstddef>
+
+namespace tyche {
+
+namespace detail {
+
+/// The thin SVD of the tall mr × mc matrix M (mr ≥ mc): M = a (R × K = mr × mc, row major) or,
+/// transposed, M = aᵀ (a is mc × mr). work: mr·mc; sigma: mc (descending); u: mr·mc (column j the
+/// left vector of sigma[j]); v: mc·mc (column j the right vector). A non-finite entry makes
+/// everything NaN. A zero singular value has no left vector: its column of u is NaN, or 0 with
+/// zero_null (for the singular values' gradient, U diag(σ̄) Vᵀ, where any choice is a subgradient).
+template <class T>
+TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transposed, bool zero_null, T* work,
+                         T* sigma, T* u, T* v) {
+  // M divided by its largest magnitude (1 for a zero matrix): the squared norms neither overflow
+  // nor underflow; σ scaled back at the end.
+  T big = lift<T>(0.0);
+  for (std::size_t e = 0; e < mr * mc; ++e) big = math::max(big, math::abs(a[e]));
+  big = math::select(big == lift<T>(0.0), lift<T>(1.0), big);
+  for (std::size_t i = 0; i < mr; ++i)
+    for (std::size_t j = 0; j < mc; ++j) work[i * mc + j] = (transposed ? a[j * mr + i] : a[i * mc + j]) / big;
+  for (std::size_t i = 0; i < mc; ++i)
+    for (std::size_t j = 0; j < mc; ++j) v[i * mc + j] = lift<T>(i == j ? 1.0 : 0.0);
+  for (int sweep = 0; sweep < 60; ++sweep) {
+    T rotated = lift<T>(0.0);  // 1 in the lanes that rotated a pair in this sweep
+    for (std::size_t p = 0; p < mc; ++p)
+      for (std::size_t q = p + 1; q < mc; ++q) {
+        T alpha = lift<T>(0.0), beta = lift<T>(0.0), gamma = lift<T>(0.0);
+        for (std::size_t i = 0; i < mr; ++i) {
+          alpha = alpha + work[i * mc + p] * work[i * mc + p];
+          beta = beta + work[i * mc + q] * work[i * mc + q];
+          gamma = gamma + work[i * mc + p] * work[i * mc + q];
+        }
+        const auto rotate = math::abs(gamma) > lift<T>(1e-15) * math::sqrt(alpha * beta);
+        rotated = math::select(rotate, lift<T>(1.0), rotated);
+        // The rotation that diagonalises the pair's Gram matrix [[α, γ], [γ, β]]: ζ = (β − α)/(2γ),
+        // t = sgn(ζ)/(|ζ| + √(ζ² + 1)) (1/(2ζ) where ζ² overflows).
+        const T zeta = (beta - alpha) / (lift<T>(2.0) * math::select(rotate, gamma, lift<T>(1.0)));
+        const T az = math::abs(zeta);
+        const T mag = math::select(az > lift<T>(1e150), lift<T>(0.5) / math::select(az > lift<T>(1e150), az, lift<T>(1.0)),
+                                   lift<T>(1.0) / (az + math::sqrt(zeta * zeta + lift<T>(1.0))));
+        const T t = math::select(rotate, math::select(zeta < lift<T>(0.0), -mag, mag), lift<T>(0.0));
+        const T c = lift<T>(1.0) / math::sqrt(t * t + lift<T>(1.0));
+        const T s = t * c;
+        for (std::size_t i = 0; i < mr; ++i) {
+          const T wp = work[i * mc + p], wq = work[i * mc + q];
+          work[i * mc + p] = c * wp - s * wq;
+          work[i * mc + q] = s * wp + c * wq;
+        }
+        for (std::size_t i = 0; i < mc; ++i) {
+          const T vp = v[i * mc + p], vq = v[i * mc + q];
+          v[i * mc + p] = c * vp - s * vq;
+          v[i * mc + q] = s * vp + c * vq;
+        }
+      }
+    if (!(math::lane_max(rotated) > 0.0)) break;
+  }
+  for (std::size_t j = 0; j < mc; ++j) {
+    T norm2 = lift<T>(0.0);
+    for (std::size_t i = 0; i < mr; ++i) norm2 = norm2 + work[i * mc + j] * work[i * mc + j];
+    const T norm = math::sqrt(norm2);
+    if (zero_null) {
+      const auto null = norm == lift<T>(0.0);
+      const T divisor = math::select(null, lift<T>(1.0), norm);
+      for (std::size_t i = 0; i < mr; ++i) u[i * mc + j] = math::select(null, lift<T>(0.0), work[i * mc + j] / divisor);
+    } else {
+      for (std::size_t i = 0; i < mr; ++i) u[i * mc + j] = work[i * mc + j] / norm;
+    }
+    sigma[j] = norm * big;
+  }
+  for (std::size_t i = 0; i < mc; ++i)  // descending: a bubble network of compare-exchanges
+    for (std::size_t j = 0; j + 1 + i < mc; ++j) {
+      const auto swap = sigma[j] < sigma[j + 1];
+      const T hi = sigma[j];
+      sigma[j] = math::select(swap, sigma[j + 1], hi);
+      sigma[j + 1] = math::select(swap, hi, sigma[j + 1]);
+      for (std::size_t r = 0; r < mr; ++r) {
+        const T x = u[r * mc + j];
+        u[r * mc + j] = math::select(swap, u[r * mc + j + 1], x);
+        u[r * mc + j + 1] = math::select(swap, x, u[r * mc + j + 1]);
+      }
+      for (std::size_t r = 0; r < mc; ++r) {
+        const T x = v[r * mc + j];
+        v[r * mc + j] = math::select(swap, v[r * mc + j + 1], x);
+        v[r * mc + j + 1] = math::select(swap, x, v[r * mc + j + 1]);
+      }
+    }
+}
+}  // namespace detail
+
+namespace ops {
+
+/// Which part of A = U Σ Vᵀ an svd_map computes.
+enum class svd_part { values, u, v };
+
+/// singular_values(A), svd_U(A) or svd_V(A) of an R × K matrix (R·K values, row major); see the
+/// top of this file. Scratch: the decomposition (kept by the forward pass for the reverse pass)
+/// and the reverse pass's matrices.
+template <svd_part Part>
+struct svd_map {
+  static constexpr const char* name =
+      Part == svd_part::values ? "singular_values" : (Part == svd_part::u ? "svd_U" : "svd_V");
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t rows = 1;  // R
+  std::size_t cols = 1;  // K
+  template <class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const svd_map&) const = default;
+  TYCHE_HD std::size_t tall() const { return rows >= cols ? rows : cols; }
+  TYCHE_HD std::size_t thin() const { return rows >= cols ? cols : rows; }
+  // work (R·K), σ (k), the tall matrix's left vectors (R·K), its right vectors (k²), H (k²), Y (K·k).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    const std::size_t k = thin();
+    return 2 * rows * cols + k + 2 * k * k + cols * k;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t k = thin(), rk = rows * cols;
+    T* sigma = scratch + rk;
+    T* lu = sigma + k;
+    T* rv = lu + rk;
+    detail::jacobi_svd(tall(), k, in[0], rows < cols, Part == svd_part::values, scratch, sigma, lu, rv);
+    if constexpr (Part == svd_part::values) {
+      for (std::size_t j = 0; j < k; ++j) out[j] = sigma[j];
+    } else {
+      // U = the tall matrix's left vectors when R ≥ K, else its right vectors (A = (Aᵀ)ᵀ); V the other.
+      const bool left = (Part == svd_part::u) == (rows >= cols);
+      const T* src = left ? lu : rv;
+      const std::size_t n = (Part == svd_part::u ? rows : cols) * k;
+      for (std::size_t e = 0; e < n; ++e) out[e] = src[e];
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t k = thin(), rk = rows * cols, R = rows, K = cols;
+    T* g = scratch;  // U H + X, R × k (the work matrix is not needed any more)
+    const T* sigma = scratch + rk;
+    const T* lu = sigma + k;
+    const T* rv = lu + rk;
+    const T* u = rows >= cols ? lu : rv;  // R × k
+    const T* v = rows >= cols ? rv : lu;  // K × k
+    T* h = scratch + 2 * rk + k + k * k;  // k × k
+    T* y = h + k * k;                     // K × k
+    for (std::size_t e = 0; e < K * k; ++e) y[e] = lift<T>(0.0);
+    if constexpr (Part == svd_part::values) {
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j) h[i * k + j] = i == j ? adj[i] : lift<T>(0.0);
+      for (std::size_t e = 0; e < R * k; ++e) g[e] = lift<T>(0.0);
+    } else {
+      // J = Pᵀ P̄ for the part P (U or V) given: H = F ∘ (J − Jᵀ), then its columns (U) or rows (V)
+      // times σ; the term outside the span of P into X (U: R × k, in g) or Y (V: K × k).
+      constexpr bool is_u = Part == svd_part::u;
+      const T* p = is_u ? u : v;
+      const std::size_t np = is_u ? R : K;
+      T* j = h;  // J, then H in place (each pair (i, l) read before it is written)
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t l = 0; l < k; ++l) {
+          T acc = lift<T>(0.0);
+          for (std::size_t a = 0; a < np; ++a) acc = acc + p[a * k + i] * adj[a * k + l];
+          j[i * k + l] = acc;
+        }
+      T* outside = is_u ? g : y;  // (I − P Pᵀ) P̄ S⁻¹ = (P̄ − P J) S⁻¹
+      for (std::size_t a = 0; a < np; ++a)
+        for (std::size_t l = 0; l < k; ++l) {
+          T acc = adj[a * k + l];
+          for (std::size_t i = 0; i < k; ++i) acc = acc - p[a * k + i] * j[i * k + l];
+          outside[a * k + l] = acc / sigma[l];
+        }
+      if (!is_u)
+        for (std::size_t e = 0; e < R * k; ++e) g[e] = lift<T>(0.0);
+      for (std::size_t i = 0; i < k; ++i) {
+        j[i * k + i] = lift<T>(0.0);
+        for (std::size_t l = i + 1; l < k; ++l) {
+          const T d = j[i * k + l] - j[l * k + i];  // (J − Jᵀ)ᵢₗ; (J − Jᵀ)ₗᵢ = −d
+          const T f = lift<T>(1.0) / (sigma[l] * sigma[l] - sigma[i] * sigma[i]);  // Fᵢₗ; Fₗᵢ = −f
+          j[i * k + l] = f * d * (is_u ? sigma[l] : sigma[i]);
+          j[l * k + i] = f * d * (is_u ? sigma[i] : sigma[l]);
+        }
+      }
+    }
+    // g += U H; Ā += g Vᵀ + U Yᵀ.
+    for (std::size_t a = 0; a < R; ++a)
+      for (std::size_t l = 0; l < k; ++l) {
+        T acc = g[a * k + l];
+        for (std::size_t i = 0; i < k; ++i) acc = acc + u[a * k + i] * h[i * k + l];
+        g[a * k + l] = acc;
+      }
+    for (std::size_t a = 0; a < R; ++a)
+      for (std::size_t b = 0; b < K; ++b) {
+        T acc = lift<T>(0.0);
+        for (std::size_t l = 0; l < k; ++l) acc = acc + g[a * k + l] * v[b * k + l] + u[a * k + l] * y[b * k + l];
+        in_adj[0][a * K + b] += acc;
+      }
+  }
+};
+
+}  // namespace ops
+
+}  // namespace tyche
+// ----- end tyche/autodiff/svd.hpp -----
 // ----- begin tyche/scalar/format.hpp -----
 // tyche/scalar/format.hpp — numbers in messages: the shortest decimal text that reads back to
 // the same double where it has at most 10 significant digits ("0.1", "-1e-09", "3",
@@ -11710,6 +11938,69 @@ auto eigenvectors_sym(const A& a) {
   const std::size_t k = detail::matrix_order(na.size(), "eigenvectors_sym(A)", "A");
   detail::check_symmetric_data(detail::data_values(na), k, "eigenvectors_sym(A)", "A");
   return make_vector_op(ops::eigen_sym_map<true>{k}, na.size(), na);
+}
+
+namespace detail {
+/// svd_map<Part> of A: a square matrix (cols 0: K from A's K² entries) or R × K (cols = K given).
+/// A data A whose U or V is asked for must have full rank (a zero singular value's vectors are
+/// not unique: they would be NaN), checked to 1e-13 of its largest singular value.
+template <ops::svd_part Part, class A>
+auto make_svd(const A& a, std::size_t cols, const char* fn) {
+  std::size_t rows = 0;
+  const auto na = [&] {
+    if (cols != 0) return rectangular_entries(a, cols, fn, "A", rows);
+    const auto sq = matrix_entries(a, fn, "A");
+    rows = cols = matrix_order(sq.size(), fn, "A");
+    return sq;
+  }();
+  const ops::svd_map<Part> op{rows, cols};
+  const std::size_t k = op.thin();
+  if (const double* d = data_values(na); d != nullptr && Part != ops::svd_part::values) {
+    std::vector<double> work(rows * cols), sigma(k), u(rows * cols), v(k * k);
+    jacobi_svd(op.tall(), k, d, rows < cols, true, work.data(), sigma.data(), u.data(), v.data());
+    if (!(sigma[k - 1] > 1e-13 * sigma[0]))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": A is rank deficient (singular value " +
+                                  std::to_string(k) + " is " + format_number(sigma[k - 1]) + " against " +
+                                  format_number(sigma[0]) + " for the largest): its singular vectors are not unique");
+  }
+  const std::size_t m = Part == ops::svd_part::values ? k : (Part == ops::svd_part::u ? rows : cols) * k;
+  return make_vector_op(op, m, na);
+}
+}  // namespace detail
+
+/// The min(R, K) singular values of a matrix A, descending: Stan's singular_values. A is square
+/// (K² values row major, or a data matrix), or R × K with K given (`singular_values(A, K)`; R·K
+/// values, or a data matrix of K columns). One-sided Jacobi (autodiff/svd.hpp): small singular
+/// values keep their relative accuracy. The gradient is infinite where two values are equal.
+template <expression A>
+auto singular_values(const A& a) {
+  return detail::make_svd<ops::svd_part::values>(a, 0, "singular_values(A)");
+}
+template <expression A>
+auto singular_values(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::values>(a, k, "singular_values(A, K)");
+}
+/// U of A = U Σ Vᵀ (R × min(R, K), row major; column j the left vector of the j-th largest
+/// singular value; the sign of each pair (uⱼ, vⱼ) the algorithm's, Stan's may differ): Stan's
+/// svd_U. A as for singular_values; its gradient is infinite where singular values repeat or one
+/// is zero.
+template <expression A>
+auto svd_U(const A& a) {
+  return detail::make_svd<ops::svd_part::u>(a, 0, "svd_U(A)");
+}
+template <expression A>
+auto svd_U(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::u>(a, k, "svd_U(A, K)");
+}
+/// V of A = U Σ Vᵀ (K × min(R, K), row major, column j the right vector of the j-th largest
+/// singular value): Stan's svd_V. As svd_U.
+template <expression A>
+auto svd_V(const A& a) {
+  return detail::make_svd<ops::svd_part::v>(a, 0, "svd_V(A)");
+}
+template <expression A>
+auto svd_V(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::v>(a, k, "svd_V(A, K)");
 }
 
 }  // namespace tyche
@@ -22042,7 +22333,11 @@ auto gamma(const Alpha& alpha, const Beta& beta) {
 // read through their lower triangles. y is observed as a
 // data matrix of r rows (`observe(matrix(y, r, T))`), as the r·T values of one (row major, `data(y)`)
 // or is a variable (`gaussian_dlm_obs<"y">(F, G, V, W, m0, C0, shape_of(r * T))`; draws simulate
-// the states). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.
+// the states). Row major means the r values of one time are T apart: Stan's to_vector(y) is
+// column major (the observations of one time together), so a flattened y from a Stan program
+// with r > 1 must be transposed. C0 may be singular (a known initial state), as W may; where that
+// makes a forecast covariance Qₜ singular the log density is NaN (Stan requires C0 positive
+// definite). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.
 // ----- begin tyche/autodiff/kalman.hpp -----
 // tyche/autodiff/kalman.hpp — the log density of a Gaussian dynamic linear model by the Kalman
 // filter, and its vector–Jacobian product (the op contract: autodiff/vector_ops.hpp;
@@ -22244,6 +22539,72 @@ TYCHE_HD void dlm_update(const dlm_layout& d, T* w, T* m_new, T* c_new) {
   symmetrise(n, c_new);
 }
 
+/// The filter with one state and one observation per step (n = r = 1: the local-level model),
+/// in scalars held in registers: the same values as the general loops (the same block fields, so
+/// that either reverse pass could read them), without the loops over sizes of 1 and the stores
+/// and reloads that the general code's pointers into one scratch force.
+template <class T>
+TYCHE_HD T dlm_forward_scalar(const dlm_layout& d, const T* const* in, T* scratch) {
+  const T* y = in[dlm_y];
+  const T f = in[dlm_f][0], g = in[dlm_g][0], v = in[dlm_v][0], w = in[dlm_w][0];
+  T m = in[dlm_m0][0], c = in[dlm_c0][0];
+  T lp = lift<T>(0.0);
+  for (std::size_t t = 0; t < d.steps; ++t) {
+    T* b = scratch + d.block(t);
+    const T a = g * m, gc = g * c;
+    const T rr = gc * g + w;
+    const T p = rr * f;
+    const T q = f * p + v;
+    const T qi = lift<T>(1.0) / q;
+    const T e = y[t] - f * a;
+    const T s = qi * e;
+    lp = lp - lift<T>(0.5) * (math::log(q) + e * s);
+    b[d.m] = m, b[d.a] = a, b[d.gc] = gc, b[d.rr] = rr, b[d.p] = p, b[d.pqi] = p * qi, b[d.qi] = qi, b[d.e] = e,
+    b[d.s] = s;
+    m = a + p * s;
+    c = rr - p * qi * p;
+  }
+  return lp;
+}
+
+/// The reverse pass of dlm_forward_scalar (the general reverse pass with n = r = 1 written out).
+template <class T>
+TYCHE_HD void dlm_reverse_scalar(const dlm_layout& d, const T& lb, const T* const* in, T* const* in_adj,
+                                 const T* scratch) {
+  const T f = in[dlm_f][0], g = in[dlm_g][0];
+  const T half_lb = lift<T>(0.5) * lb;
+  T mb = lift<T>(0.0), cb = lift<T>(0.0), fb = lift<T>(0.0), gb = lift<T>(0.0), vb = lift<T>(0.0),
+    wb = lift<T>(0.0);
+  for (std::size_t t = d.steps; t-- > 0;) {
+    const T* b = scratch + d.block(t);
+    const T m = b[d.m], a = b[d.a], gc = b[d.gc], rr = b[d.rr], p = b[d.p], pqi = b[d.pqi], qi = b[d.qi],
+            e = b[d.e], s = b[d.s];
+    T rb = cb;
+    T pb = lift<T>(-2.0) * cb * pqi + mb * s;
+    const T sb = p * mb - half_lb * e;
+    const T qib = sb * e - p * cb * p;
+    const T eb = qi * sb - half_lb * s;
+    const T qb = -half_lb * qi - qi * qib * qi;
+    in_adj[dlm_y][t] += eb;
+    fb = fb + p * qb - a * eb;
+    const T ab = mb - f * eb;
+    pb = pb + f * qb;
+    vb = vb + qb;
+    rb = rb + pb * f;
+    fb = fb + rr * pb;
+    wb = wb + rb;
+    gb = gb + lift<T>(2.0) * rb * gc + ab * m;
+    mb = g * ab;
+    cb = g * rb * g;
+  }
+  in_adj[dlm_f][0] += fb;
+  in_adj[dlm_g][0] += gb;
+  in_adj[dlm_v][0] += vb;
+  in_adj[dlm_w][0] += wb;
+  in_adj[dlm_m0][0] += mb;
+  in_adj[dlm_c0][0] += cb;
+}
+
 }  // namespace detail
 
 namespace ops {
@@ -22266,6 +22627,11 @@ struct gaussian_dlm_map {
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
     const detail::dlm_layout d(n, r, steps);
+    const T norm = lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π per value
+    if (n == 1 && r == 1) {
+      out[0] = detail::dlm_forward_scalar(d, in, scratch) - norm;
+      return;
+    }
     T* c = scratch + d.c_now;
     T* c_next = scratch + d.c_next;
     T* m0 = scratch + d.block(0) + d.m;
@@ -22286,12 +22652,16 @@ struct gaussian_dlm_map {
         detail::dlm_update(d, w, static_cast<T*>(nullptr), static_cast<T*>(nullptr));  // P Q⁻¹, for reverse
       }
     }
-    out[0] = lp - lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π
+    out[0] = lp - norm;
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj, T* scratch) const {
     const detail::dlm_layout d(n, r, steps);
+    if (n == 1 && r == 1) {
+      detail::dlm_reverse_scalar(d, adj[0], in, in_adj, scratch);
+      return;
+    }
     const T* f = in[detail::dlm_f];
     const T* g = in[detail::dlm_g];
     T* mb = scratch + d.mb;  // m̄, C̄: the adjoints of the state the current step produced
@@ -22502,6 +22872,18 @@ const double* dlm_known_values(const N& n) {
   else return data_values(n);
 }
 
+/// Every known value of an argument (data, or a number) finite, or throws naming the argument,
+/// the entry (1-based) and the value.
+template <class N>
+void check_dlm_finite(const N& node, const char* arg) {
+  const double* x = dlm_known_values(node);
+  if (x == nullptr) return;
+  for (std::size_t i = 0; i < operand_size(node); ++i)
+    if (!std::isfinite(x[i]))
+      throw std::invalid_argument(std::string("tyche::") + dlm_call + ": " + arg + "[" + std::to_string(i + 1) +
+                                  "] = " + format_number(x[i]) + "; data must be finite");
+}
+
 /// L z for L lower triangular (k × k) and z standard normal: a draw from N(0, L Lᵀ).
 template <class G>
 void add_correlated_normal(G& rng, const std::vector<double>& l, std::size_t k, double* out) {
@@ -22624,6 +23006,12 @@ auto gaussian_dlm_obs(const Fx& f, const Gx& g, const Vx& v, const Wx& w, const 
                                 std::to_string(n) + " but W has " + std::to_string(detail::operand_size(wn)) + " values, m0 " +
                                 std::to_string(detail::operand_size(mn)) + " and C0 " + std::to_string(detail::operand_size(cn)) +
                                 " (W and C0 must be n x n, m0 an n-vector)");
+  detail::check_dlm_finite(fnode, "F");
+  detail::check_dlm_finite(gn, "G");
+  detail::check_dlm_finite(vn, "V");
+  detail::check_dlm_finite(wn, "W");
+  detail::check_dlm_finite(mn, "m0");
+  detail::check_dlm_finite(cn, "C0");
   if (const double* vd = detail::dlm_known_values(vn); vd != nullptr && diagonal_v) {
     for (std::size_t j = 0; j < r; ++j)
       if (!(vd[j] >= 0.0))

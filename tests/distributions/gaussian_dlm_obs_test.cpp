@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -203,6 +204,26 @@ TEST_CASE("gaussian_dlm_obs: log density against the joint normal of all observa
     wide_pts.push_back(p);
   }
   tyche_test::check_lanes(wide, wide_pts, "gaussian_dlm_obs, n = 1, r = 3 (lanes)");
+
+  // One state, one observation (n = r = 1: the scalar code path), every argument a parameter.
+  param<"F1"> f1;
+  param<"V1"> v1;
+  vector_param<"y1", T> y1;
+  const auto scalar = compile(gaussian_dlm_obs_lpdf(y1, f1, g1, v1, w1, m01, c01), f1, g1, v1, w1, m01, c01, y1);
+  std::vector<std::vector<double>> scalar_pts;
+  for (int c = 0; c < 6; ++c) {
+    std::vector<double> p{1.0, 0.8, 0.4, 0.3, 0.2, 1.0};
+    for (auto& x : p) x += u(rng);
+    for (std::size_t i = 0; i < T; ++i) p.push_back(yu(rng));
+    std::size_t at = 0;
+    const auto fv = part(p, at, 1), gv = part(p, at, 1), vv = part(p, at, 1), wv = part(p, at, 1), mv = part(p, at, 1),
+               cv = part(p, at, 1), yv = part(p, at, T);
+    tyche_test::discrete::check_log_pmf(scalar.value(p), dlm_ref(yv, fv, gv, vv, wv, mv, cv, 1, 1),
+                                        "gaussian_dlm_obs, n = r = 1", 1e-10);
+    tyche_test::check_gradient_at(scalar, p, "gaussian_dlm_obs, n = r = 1");
+    scalar_pts.push_back(p);
+  }
+  tyche_test::check_lanes(scalar, scalar_pts, "gaussian_dlm_obs, n = r = 1 (lanes)");
 }
 
 TEST_CASE("gaussian_dlm_obs: a vector V (independent observation errors), scalar arguments (the local level "
@@ -259,33 +280,37 @@ TEST_CASE("gaussian_dlm_obs: a vector V (independent observation errors), scalar
 
 TEST_CASE("gaussian_dlm_obs: draws of a variable y have the joint normal's mean and covariance",
           "[distributions][gaussian_dlm_obs]") {
-  constexpr std::size_t N = 2, R = 1, T = 4;
-  const std::vector<double> F{1.0, 0.5}, G{0.9, 0.2, 0.0, 0.8}, V{0.3}, W{0.2, 0.05, 0.05, 0.1}, m0{1.0, -0.5},
-      C0{0.5, 0.1, 0.1, 0.4};
+  // Two observations per step with independent errors (a vector V), y r x T row major: draw value
+  // j·T + t is observation j at time t, the joint normal's index t·r + j.
+  constexpr std::size_t N = 2, R = 2, T = 3, D = R * T;
+  const std::vector<double> F{1.0, 0.3, 0.5, -0.4}, G{0.9, 0.2, 0.0, 0.8}, V{0.3, 0.6}, W{0.2, 0.05, 0.05, 0.1},
+      m0{1.0, -0.5}, C0{0.5, 0.1, 0.1, 0.4};
   auto m = model([&] {
-    return joint(gaussian_dlm_obs<"y">(matrix(F.data(), N, R), matrix(G.data(), N, N), V[0], matrix(W.data(), N, N),
-                                       data(m0), matrix(C0.data(), N, N), shape_of(R * T)));
+    return joint(gaussian_dlm_obs<"y">(matrix(F.data(), N, R), matrix(G.data(), N, N), data(V), matrix(W.data(), N, N),
+                                       data(m0), matrix(C0.data(), N, N), shape_of(D)));
   });
-  REQUIRE(m.dim() == R * T);
-  const joint_normal jn = dlm_joint(F, G, V, W, m0, C0, N, R, T, false);
+  REQUIRE(m.dim() == D);
+  const joint_normal jn = dlm_joint(F, G, V, W, m0, C0, N, R, T, true);
   std::mt19937_64 rng(14);
   const std::size_t draws = 40000;
   std::vector<std::vector<double>> xs;
   for (std::size_t i = 0; i < draws; ++i) xs.push_back(m.sample_prior(rng));
-  for (std::size_t a = 0; a < T; ++a) {
+  const auto joint_index = [&](std::size_t a) { return (a % T) * R + a / T; };
+  for (std::size_t a = 0; a < D; ++a) {
+    const double ma = double(jn.mean[joint_index(a)]);
     double mean = 0, var = 0;
     for (const auto& x : xs) mean += x[a] / double(draws);
     for (const auto& x : xs) var += (x[a] - mean) * (x[a] - mean) / double(draws);
-    INFO("gaussian_dlm_obs draws: E[y" << a << "] = " << mean << " against " << double(jn.mean[a]));
-    CHECK(std::fabs(mean - double(jn.mean[a])) < 4.5 * std::sqrt(var / double(draws)));
+    INFO("gaussian_dlm_obs draws: E[y" << a << "] = " << mean << " against " << ma);
+    CHECK(std::fabs(mean - ma) < 4.5 * std::sqrt(var / double(draws)));
     for (std::size_t b = 0; b <= a; ++b) {
+      const double mb = double(jn.mean[joint_index(b)]);
+      const double expected = double(jn.cov[joint_index(a) * D + joint_index(b)]);
       double c = 0, v = 0;
-      const double ma = double(jn.mean[a]), mb = double(jn.mean[b]);
       for (const auto& x : xs) c += (x[a] - ma) * (x[b] - mb) / double(draws);
       for (const auto& x : xs) v += std::pow((x[a] - ma) * (x[b] - mb) - c, 2) / double(draws);
-      INFO("gaussian_dlm_obs draws: Cov[y" << a << ", y" << b << "] = " << c << " against "
-                                           << double(jn.cov[a * T + b]));
-      CHECK(std::fabs(c - double(jn.cov[a * T + b])) < 4.5 * std::sqrt(v / double(draws)));
+      INFO("gaussian_dlm_obs draws: Cov[y" << a << ", y" << b << "] = " << c << " against " << expected);
+      CHECK(std::fabs(c - expected) < 4.5 * std::sqrt(v / double(draws)));
     }
   }
 }
@@ -318,5 +343,12 @@ TEST_CASE("gaussian_dlm_obs: data errors name the argument, the entry and the va
                                           Cm),
                     Contains(who + "'y' is 3 x 1 but must be 2 x J"));
   std::vector<double> y_nan{0.1, std::nan(""), 0.3};
-  CHECK_THROWS_WITH(gaussian_dlm_obs_lpdf(data(y_nan), Fm, Gm, 1.0, Wm, data(m0), Cm), Contains("y[2]"));
+  CHECK_THROWS_WITH(gaussian_dlm_obs_lpdf(data(y_nan), Fm, Gm, 1.0, Wm, data(m0), Cm), Contains("tyche::gaussian_dlm_obs(...).observe(y): y[2] = nan is not finite (indices count from 1)"));
+  // Non-finite data in every other argument, as a data vector or a number.
+  const std::vector<double> m0_nan{0.0, std::nan("")}, f_inf{1.0, std::numeric_limits<double>::infinity()};
+  CHECK_THROWS_WITH(gaussian_dlm_obs(data(f_inf), Gm, 1.0, Wm, data(m0), Cm), Contains(who + "F[2] = inf; data must be finite"));
+  CHECK_THROWS_WITH(gaussian_dlm_obs(Fm, Gm, 1.0, Wm, data(m0_nan), Cm), Contains(who + "m0[2] = nan; data must be finite"));
+  CHECK_THROWS_WITH(gaussian_dlm_obs(Fm, Gm, std::nan(""), Wm, data(m0), Cm), Contains(who + "V[1] = nan; data must be finite"));
+  const std::vector<double> w_inf{std::numeric_limits<double>::infinity(), 0.0, 0.0, 1.0};
+  CHECK_THROWS_WITH(gaussian_dlm_obs(Fm, Gm, 1.0, data(w_inf), data(m0), Cm), Contains(who + "W[1] = inf; data must be finite"));
 }

@@ -205,6 +205,72 @@ TYCHE_HD void dlm_update(const dlm_layout& d, T* w, T* m_new, T* c_new) {
   symmetrise(n, c_new);
 }
 
+/// The filter with one state and one observation per step (n = r = 1: the local-level model),
+/// in scalars held in registers: the same values as the general loops (the same block fields, so
+/// that either reverse pass could read them), without the loops over sizes of 1 and the stores
+/// and reloads that the general code's pointers into one scratch force.
+template <class T>
+TYCHE_HD T dlm_forward_scalar(const dlm_layout& d, const T* const* in, T* scratch) {
+  const T* y = in[dlm_y];
+  const T f = in[dlm_f][0], g = in[dlm_g][0], v = in[dlm_v][0], w = in[dlm_w][0];
+  T m = in[dlm_m0][0], c = in[dlm_c0][0];
+  T lp = lift<T>(0.0);
+  for (std::size_t t = 0; t < d.steps; ++t) {
+    T* b = scratch + d.block(t);
+    const T a = g * m, gc = g * c;
+    const T rr = gc * g + w;
+    const T p = rr * f;
+    const T q = f * p + v;
+    const T qi = lift<T>(1.0) / q;
+    const T e = y[t] - f * a;
+    const T s = qi * e;
+    lp = lp - lift<T>(0.5) * (math::log(q) + e * s);
+    b[d.m] = m, b[d.a] = a, b[d.gc] = gc, b[d.rr] = rr, b[d.p] = p, b[d.pqi] = p * qi, b[d.qi] = qi, b[d.e] = e,
+    b[d.s] = s;
+    m = a + p * s;
+    c = rr - p * qi * p;
+  }
+  return lp;
+}
+
+/// The reverse pass of dlm_forward_scalar (the general reverse pass with n = r = 1 written out).
+template <class T>
+TYCHE_HD void dlm_reverse_scalar(const dlm_layout& d, const T& lb, const T* const* in, T* const* in_adj,
+                                 const T* scratch) {
+  const T f = in[dlm_f][0], g = in[dlm_g][0];
+  const T half_lb = lift<T>(0.5) * lb;
+  T mb = lift<T>(0.0), cb = lift<T>(0.0), fb = lift<T>(0.0), gb = lift<T>(0.0), vb = lift<T>(0.0),
+    wb = lift<T>(0.0);
+  for (std::size_t t = d.steps; t-- > 0;) {
+    const T* b = scratch + d.block(t);
+    const T m = b[d.m], a = b[d.a], gc = b[d.gc], rr = b[d.rr], p = b[d.p], pqi = b[d.pqi], qi = b[d.qi],
+            e = b[d.e], s = b[d.s];
+    T rb = cb;
+    T pb = lift<T>(-2.0) * cb * pqi + mb * s;
+    const T sb = p * mb - half_lb * e;
+    const T qib = sb * e - p * cb * p;
+    const T eb = qi * sb - half_lb * s;
+    const T qb = -half_lb * qi - qi * qib * qi;
+    in_adj[dlm_y][t] += eb;
+    fb = fb + p * qb - a * eb;
+    const T ab = mb - f * eb;
+    pb = pb + f * qb;
+    vb = vb + qb;
+    rb = rb + pb * f;
+    fb = fb + rr * pb;
+    wb = wb + rb;
+    gb = gb + lift<T>(2.0) * rb * gc + ab * m;
+    mb = g * ab;
+    cb = g * rb * g;
+  }
+  in_adj[dlm_f][0] += fb;
+  in_adj[dlm_g][0] += gb;
+  in_adj[dlm_v][0] += vb;
+  in_adj[dlm_w][0] += wb;
+  in_adj[dlm_m0][0] += mb;
+  in_adj[dlm_c0][0] += cb;
+}
+
 }  // namespace detail
 
 namespace ops {
@@ -227,6 +293,11 @@ struct gaussian_dlm_map {
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
     const detail::dlm_layout d(n, r, steps);
+    const T norm = lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π per value
+    if (n == 1 && r == 1) {
+      out[0] = detail::dlm_forward_scalar(d, in, scratch) - norm;
+      return;
+    }
     T* c = scratch + d.c_now;
     T* c_next = scratch + d.c_next;
     T* m0 = scratch + d.block(0) + d.m;
@@ -247,12 +318,16 @@ struct gaussian_dlm_map {
         detail::dlm_update(d, w, static_cast<T*>(nullptr), static_cast<T*>(nullptr));  // P Q⁻¹, for reverse
       }
     }
-    out[0] = lp - lift<T>(double(steps) * double(r) * 0.91893853320467274178);  // ½ log 2π
+    out[0] = lp - norm;
   }
   template <class T>
   TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const* in, const std::size_t*,
                         T* const* in_adj, T* scratch) const {
     const detail::dlm_layout d(n, r, steps);
+    if (n == 1 && r == 1) {
+      detail::dlm_reverse_scalar(d, adj[0], in, in_adj, scratch);
+      return;
+    }
     const T* f = in[detail::dlm_f];
     const T* g = in[detail::dlm_g];
     T* mb = scratch + d.mb;  // m̄, C̄: the adjoints of the state the current step produced

@@ -14,7 +14,11 @@
 // read through their lower triangles. y is observed as a
 // data matrix of r rows (`observe(matrix(y, r, T))`), as the r·T values of one (row major, `data(y)`)
 // or is a variable (`gaussian_dlm_obs<"y">(F, G, V, W, m0, C0, shape_of(r * T))`; draws simulate
-// the states). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.
+// the states). Row major means the r values of one time are T apart: Stan's to_vector(y) is
+// column major (the observations of one time together), so a flattened y from a Stan program
+// with r > 1 must be transposed. C0 may be singular (a known initial state), as W may; where that
+// makes a forecast covariance Qₜ singular the log density is NaN (Stan requires C0 positive
+// definite). `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0)` for free terms.
 #pragma once
 #include <tyche/config.hpp>
 #include <tyche/autodiff/kalman.hpp>
@@ -86,6 +90,18 @@ template <class N>
 const double* dlm_known_values(const N& n) {
   if constexpr (kind_of<N> == node_kind::constant) return &n.value;
   else return data_values(n);
+}
+
+/// Every known value of an argument (data, or a number) finite, or throws naming the argument,
+/// the entry (1-based) and the value.
+template <class N>
+void check_dlm_finite(const N& node, const char* arg) {
+  const double* x = dlm_known_values(node);
+  if (x == nullptr) return;
+  for (std::size_t i = 0; i < operand_size(node); ++i)
+    if (!std::isfinite(x[i]))
+      throw std::invalid_argument(std::string("tyche::") + dlm_call + ": " + arg + "[" + std::to_string(i + 1) +
+                                  "] = " + format_number(x[i]) + "; data must be finite");
 }
 
 /// L z for L lower triangular (k × k) and z standard normal: a draw from N(0, L Lᵀ).
@@ -210,6 +226,12 @@ auto gaussian_dlm_obs(const Fx& f, const Gx& g, const Vx& v, const Wx& w, const 
                                 std::to_string(n) + " but W has " + std::to_string(detail::operand_size(wn)) + " values, m0 " +
                                 std::to_string(detail::operand_size(mn)) + " and C0 " + std::to_string(detail::operand_size(cn)) +
                                 " (W and C0 must be n x n, m0 an n-vector)");
+  detail::check_dlm_finite(fnode, "F");
+  detail::check_dlm_finite(gn, "G");
+  detail::check_dlm_finite(vn, "V");
+  detail::check_dlm_finite(wn, "W");
+  detail::check_dlm_finite(mn, "m0");
+  detail::check_dlm_finite(cn, "C0");
   if (const double* vd = detail::dlm_known_values(vn); vd != nullptr && diagonal_v) {
     for (std::size_t j = 0; j < r; ++j)
       if (!(vd[j] >= 0.0))

@@ -7,7 +7,8 @@
 // diag_post_multiply, quad_form_diag, quad_form, tcrossprod, crossprod, mdivide_left_tri_low,
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
-// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym —
+// matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym,
+// and of any R × K matrix singular_values, svd_U, svd_V —
 // Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
@@ -15,6 +16,7 @@
 #include <tyche/config.hpp>
 #include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/autodiff/multivariate_ops.hpp>
+#include <tyche/autodiff/svd.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
 #include <tyche/interval/support.hpp>
@@ -826,6 +828,69 @@ auto eigenvectors_sym(const A& a) {
   const std::size_t k = detail::matrix_order(na.size(), "eigenvectors_sym(A)", "A");
   detail::check_symmetric_data(detail::data_values(na), k, "eigenvectors_sym(A)", "A");
   return make_vector_op(ops::eigen_sym_map<true>{k}, na.size(), na);
+}
+
+namespace detail {
+/// svd_map<Part> of A: a square matrix (cols 0: K from A's K² entries) or R × K (cols = K given).
+/// A data A whose U or V is asked for must have full rank (a zero singular value's vectors are
+/// not unique: they would be NaN), checked to 1e-13 of its largest singular value.
+template <ops::svd_part Part, class A>
+auto make_svd(const A& a, std::size_t cols, const char* fn) {
+  std::size_t rows = 0;
+  const auto na = [&] {
+    if (cols != 0) return rectangular_entries(a, cols, fn, "A", rows);
+    const auto sq = matrix_entries(a, fn, "A");
+    rows = cols = matrix_order(sq.size(), fn, "A");
+    return sq;
+  }();
+  const ops::svd_map<Part> op{rows, cols};
+  const std::size_t k = op.thin();
+  if (const double* d = data_values(na); d != nullptr && Part != ops::svd_part::values) {
+    std::vector<double> work(rows * cols), sigma(k), u(rows * cols), v(k * k);
+    jacobi_svd(op.tall(), k, d, rows < cols, true, work.data(), sigma.data(), u.data(), v.data());
+    if (!(sigma[k - 1] > 1e-13 * sigma[0]))
+      throw std::invalid_argument(std::string("tyche::") + fn + ": A is rank deficient (singular value " +
+                                  std::to_string(k) + " is " + format_number(sigma[k - 1]) + " against " +
+                                  format_number(sigma[0]) + " for the largest): its singular vectors are not unique");
+  }
+  const std::size_t m = Part == ops::svd_part::values ? k : (Part == ops::svd_part::u ? rows : cols) * k;
+  return make_vector_op(op, m, na);
+}
+}  // namespace detail
+
+/// The min(R, K) singular values of a matrix A, descending: Stan's singular_values. A is square
+/// (K² values row major, or a data matrix), or R × K with K given (`singular_values(A, K)`; R·K
+/// values, or a data matrix of K columns). One-sided Jacobi (autodiff/svd.hpp): small singular
+/// values keep their relative accuracy. The gradient is infinite where two values are equal.
+template <expression A>
+auto singular_values(const A& a) {
+  return detail::make_svd<ops::svd_part::values>(a, 0, "singular_values(A)");
+}
+template <expression A>
+auto singular_values(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::values>(a, k, "singular_values(A, K)");
+}
+/// U of A = U Σ Vᵀ (R × min(R, K), row major; column j the left vector of the j-th largest
+/// singular value; the sign of each pair (uⱼ, vⱼ) the algorithm's, Stan's may differ): Stan's
+/// svd_U. A as for singular_values; its gradient is infinite where singular values repeat or one
+/// is zero.
+template <expression A>
+auto svd_U(const A& a) {
+  return detail::make_svd<ops::svd_part::u>(a, 0, "svd_U(A)");
+}
+template <expression A>
+auto svd_U(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::u>(a, k, "svd_U(A, K)");
+}
+/// V of A = U Σ Vᵀ (K × min(R, K), row major, column j the right vector of the j-th largest
+/// singular value): Stan's svd_V. As svd_U.
+template <expression A>
+auto svd_V(const A& a) {
+  return detail::make_svd<ops::svd_part::v>(a, 0, "svd_V(A)");
+}
+template <expression A>
+auto svd_V(const A& a, std::size_t k) {
+  return detail::make_svd<ops::svd_part::v>(a, k, "svd_V(A, K)");
 }
 
 }  // namespace tyche
