@@ -130,8 +130,46 @@ TEST_CASE("singular_values: a small singular value keeps its absolute accuracy; 
   const auto zero = compile(sum(singular_values(z)), z);
   CHECK(zero.value(vec{0.0, 0.0, 0.0, 0.0}) == 0.0);
 
-  // Errors: a size that is not a multiple of K; U or V of a rank-deficient data matrix (its
-  // vectors are not unique); a non-square matrix without K.
+  // A column 1e-170 times the other (its squares would underflow): σ = (‖big column‖, ‖small‖),
+  // U's columns finite and orthonormal.
+  const vec scaled{3.0, 4e-170, 4.0, -3e-170, 0.0, 0.0};
+  const auto s_big = compile(at(singular_values(matrix(scaled.data(), 3, 2)), 0) + 0.0 * x[0], x);
+  const auto s_small = compile(at(singular_values(matrix(scaled.data(), 3, 2)), 1) + 0.0 * x[0], x);
+  CHECK(s_big.value(vec{0.0}) == Approx(5.0).epsilon(1e-15));
+  CHECK(s_small.value(vec{0.0}) == Approx(5e-170).epsilon(1e-14));
+  vector_param<"t", 6> t6;
+  for (std::size_t e = 0; e < 6; ++e) CHECK(std::isfinite(compile(at(svd_U(t6, 2), e), t6).value(scaled)));
+
+  // Gradients of U and V near a singular matrix (σ_min ≈ 1e-11): the term outside U's span is
+  // zero for a square factor, not rounding noise over σ_min (which made it wrong by about
+  // 1e-16/σ_min); squares, so that finite differences through the singular matrix, where one
+  // vector of the pair flips sign, see a smooth function. Shapes with R = 1 and K = 1.
+  const vec near_singular{1.0, 2.0, 3.0, 2.0, 4.0, 6.0 + 1e-10, 1.0, 0.0, 1.0};
+  vector_param<"n9", 9> n9;
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto uv = compile(dot(data(w9), square(svd_U(n9))) + dot(data(w9), square(svd_V(n9))), n9);
+  tyche_test::check_gradient_at(uv, near_singular, "svd_U, svd_V of a nearly singular matrix");
+  vector_param<"r3", 3> r3;
+  const vec row{1.0, -2.0, 0.5}, w3{0.5, -1.0, 2.0};
+  const auto one_row = compile(sum(singular_values(r3, 3)) + dot(data(w3), svd_V(r3, 3)) + sum(svd_U(r3, 3)), r3);
+  const auto one_col = compile(sum(singular_values(r3, 1)) + dot(data(w3), svd_U(r3, 1)) + sum(svd_V(r3, 1)), r3);
+  CHECK(one_row.value(row) == Approx(std::sqrt(5.25) + (0.5 * 1 + 2 + 1) / std::sqrt(5.25) + 1.0).epsilon(1e-14));
+  CHECK(one_col.value(row) == Approx(std::sqrt(5.25) + (0.5 * 1 + 2 + 1) / std::sqrt(5.25) + 1.0).epsilon(1e-14));
+  tyche_test::check_gradient_at(one_row, row, "svd of a 1 x 3 matrix");
+  tyche_test::check_gradient_at(one_col, row, "svd of a 3 x 1 matrix");
+
+  // A data matrix of any shape without K; the rotations' factor (V of a tall A) of a
+  // rank-deficient data matrix is fine, the normalised columns' (U) refused.
+  const auto by_shape = compile(sum(singular_values(matrix(d.data(), 3, 2))) + 0.0 * x[0], x);
+  CHECK(by_shape.value(vec{0.0}) == Approx(ref[0] + ref[1]).epsilon(1e-13));
+  const vec rank1_tall{1.0, 2.0, 2.0, 4.0, 3.0, 6.0};
+  CHECK_NOTHROW(svd_V(matrix(rank1_tall.data(), 3, 2)));
+  CHECK_THROWS_WITH(svd_U(matrix(rank1_tall.data(), 3, 2)),
+                    Contains("tyche::svd_U(A): A is rank deficient (singular value 2 is"));
+  CHECK_THROWS_WITH(svd_U(matrix(d.data(), 0, 2), 2), Contains("tyche::svd_U(A, K): A has no rows"));
+
+  // Errors: a size that is not a multiple of K; U of a rank-deficient square data matrix (its
+  // vectors are not unique).
   vector_param<"e", 5> e;
   CHECK_THROWS_WITH(singular_values(e, 2), Contains("tyche::singular_values(A, K): 'A' has 5 values, which is not a "
                                                     "multiple of K = 2"));
@@ -139,5 +177,4 @@ TEST_CASE("singular_values: a small singular value keeps its absolute accuracy; 
   CHECK_THROWS_WITH(svd_U(matrix(rank1.data(), 2, 2)),
                     Contains("tyche::svd_U(A): A is rank deficient (singular value 2 is"));
   CHECK_NOTHROW(singular_values(matrix(rank1.data(), 2, 2)));
-  CHECK_THROWS_WITH(singular_values(matrix(d.data(), 3, 2)), Contains("'A' is 3 x 2 but must be square"));
 }

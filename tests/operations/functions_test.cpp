@@ -180,3 +180,117 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
   STATIC_REQUIRE(support_of<decltype(inv(exp(a)))> == interval::positive());
   STATIC_REQUIRE(support_of<decltype(norm2(v))> == interval::nonnegative());
 }
+
+namespace {
+using mat = std::vector<double>;
+/// C = A B (r × n times n × c), row major, plain loops.
+mat product(const mat& a, const mat& b, std::size_t r, std::size_t n, std::size_t c) {
+  mat out(r * c, 0.0);
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t j = 0; j < c; ++j) out[i * c + j] += a[i * n + k] * b[k * c + j];
+  return out;
+}
+mat transposed(const mat& a, std::size_t r, std::size_t c) {
+  mat t(r * c);
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = 0; j < c; ++j) t[j * r + i] = a[i * c + j];
+  return t;
+}
+mat lower_symmetric(const mat& a, std::size_t k) {
+  mat s(k * k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) s[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
+  return s;
+}
+/// The values of the vector expression e (m values) at θ.
+template <class E, class... P>
+mat values_at(const E& e, std::size_t m, const mat& theta, const P&... params) {
+  mat out(m);
+  for (std::size_t i = 0; i < m; ++i) out[i] = compile(at(e, i), params...).value(theta);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("operations: quad_form with a matrix, quad_form_sym, trace_quad_form, trace_gen_quad_form, "
+          "mdivide_right_spd, chol2inv, symmetrize_from_lower_tri, rows/columns_dot_self, distance against plain "
+          "loops; gradients; errors",
+          "[operations][linear_algebra]") {
+  constexpr std::size_t K = 3, J = 2;
+  vector_param<"A", K * K> a;  // its lower triangle is a symmetric A for the _sym and _spd forms
+  vector_param<"B", K * J> b;
+  vector_param<"D", J * J> d;
+  const auto pts = tyche_test::random_points(8, K * K + K * J + J * J, -1.0, 1.0, 1201);
+  // A symmetric positive-definite matrix from the lower triangle: M = S + 3 I for the _spd forms.
+  static const std::vector<double> three_i{3.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 3.0};
+  const auto spd = a + data(three_i);
+  for (const auto& p : pts) {
+    const mat av(p.begin(), p.begin() + 9), bv(p.begin() + 9, p.begin() + 15), dv(p.begin() + 15, p.end());
+    const mat btab = product(product(transposed(bv, K, J), av, J, K, K), bv, J, K, J);
+    const mat ab(p.begin(), p.begin() + 15);
+    const mat qf = values_at(quad_form(a, b, J), J * J, ab, a, b);
+    const mat as = lower_symmetric(av, K);
+    const mat btasb = product(product(transposed(bv, K, J), as, J, K, K), bv, J, K, J);
+    const mat qfs = values_at(quad_form_sym(symmetrize_from_lower_tri(a), b, J), J * J, ab, a, b);
+    double tqf = 0, tgqf = 0;
+    for (std::size_t e = 0; e < J * J; ++e) {
+      CHECK(qf[e] == Approx(btab[e]).margin(1e-13));
+      CHECK(qfs[e] == Approx(btasb[e]).margin(1e-13));
+      tqf += e % (J + 1) == 0 ? btab[e] : 0.0;
+    }
+    for (std::size_t i = 0; i < J; ++i)
+      for (std::size_t j = 0; j < J; ++j) tgqf += dv[i * J + j] * btab[j * J + i];
+    CHECK(compile(trace_quad_form(a, b), a, b).value(ab) == Approx(tqf).margin(1e-13));
+    CHECK(compile(trace_gen_quad_form(d, a, b), a, b, d).value(p) == Approx(tgqf).margin(1e-13));
+    // mdivide_right_spd(Bᵀ, M) M = Bᵀ; chol2inv(L) L Lᵀ = I for L = cholesky_decompose(M).
+    mat m = as;
+    for (std::size_t i = 0; i < K; ++i) m[i * K + i] += 3.0;
+    const mat x = values_at(mdivide_right_spd(transpose(b, K), spd), J * K, ab, a, b);
+    const mat xm = product(x, m, J, K, K), bt = transposed(bv, K, J);
+    for (std::size_t e = 0; e < J * K; ++e) CHECK(xm[e] == Approx(bt[e]).margin(1e-12));
+    const mat inv = values_at(chol2inv(cholesky_decompose(spd)), K * K, av, a);
+    const mat id = product(inv, m, K, K, K);
+    for (std::size_t e = 0; e < K * K; ++e) CHECK(id[e] == Approx(e % (K + 1) == 0 ? 1.0 : 0.0).margin(1e-12));
+    // Row and column sums of squares of B (3 × 2) and of A (3 × 3).
+    const mat rs = values_at(rows_dot_self(b, J), K, bv, b), cs = values_at(columns_dot_self(b, J), J, bv, b);
+    for (std::size_t i = 0; i < K; ++i) CHECK(rs[i] == Approx(bv[i * J] * bv[i * J] + bv[i * J + 1] * bv[i * J + 1]).margin(1e-14));
+    for (std::size_t j = 0; j < J; ++j) {
+      double acc = 0;
+      for (std::size_t i = 0; i < K; ++i) acc += bv[i * J + j] * bv[i * J + j];
+      CHECK(cs[j] == Approx(acc).margin(1e-14));
+    }
+    const mat ra = values_at(rows_dot_self(a), K, av, a), ca = values_at(columns_dot_self(a), K, av, a);
+    for (std::size_t i = 0; i < K; ++i) {
+      double r = 0, c = 0;
+      for (std::size_t j = 0; j < K; ++j) r += av[i * K + j] * av[i * K + j], c += av[j * K + i] * av[j * K + i];
+      CHECK(ra[i] == Approx(r).margin(1e-14));
+      CHECK(ca[i] == Approx(c).margin(1e-14));
+    }
+    double dist = 0;
+    for (std::size_t i = 0; i < K; ++i) dist += (av[i] - av[K + i]) * (av[i] - av[K + i]);
+    CHECK(compile(distance(segment(a, 1, K), segment(a, K + 1, K)), a).value(av) == Approx(std::sqrt(dist)).epsilon(1e-14));
+  }
+  // Gradients of one scalar that uses every function.
+  const mat w2{1.0, -2.0}, w4{0.5, -1.0, 1.5, 0.25}, w6{0.5, -1.0, 1.5, 0.25, 2.0, -0.5}, w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto f = compile(dot(data(w4), quad_form(a, b, J)) + dot(data(w4), quad_form_sym(symmetrize_from_lower_tri(a), b, J)) +
+                             trace_quad_form(a, b) + trace_gen_quad_form(d, a, b) +
+                             dot(data(w6), mdivide_right_spd(transpose(b, K), spd)) +
+                             dot(data(w9), chol2inv(cholesky_decompose(spd))) + sum(rows_dot_self(b, J)) * 0.3 +
+                             dot(data(w2), columns_dot_self(b, J)) +
+                             sum(columns_dot_self(a)) * 0.2 + distance(segment(a, 1, K), segment(a, K + 1, K)),
+                         a, b, d);
+  for (const auto& p : pts) tyche_test::check_gradient_at(f, p, "the matrix forms");
+  tyche_test::check_lanes(f, pts, "the matrix forms (lanes)");
+  // quad_form with a data matrix B is B' A B; errors.
+  const mat bd{1.0, 2.0, 0.5, -1.0, 0.0, 3.0};
+  const auto g = compile(sum(quad_form(a, matrix(bd.data(), K, J))) - sum(quad_form(a, data(bd), J)), a);
+  CHECK(g.value(mat(pts[0].begin(), pts[0].begin() + 9)) == Approx(0.0).margin(1e-12));
+  vector_param<"b5", 5> b5;
+  CHECK_THROWS_WITH(quad_form(a, b5, 2), Contains("tyche::quad_form(A, B, J): 'A' is 3 x 3 but 'B' has 5 values, not K*J = 3*2"));
+  CHECK_THROWS_WITH(quad_form(a, b), Contains("for a K x J matrix B, B' A B is quad_form(A, B, J)"));
+  const mat not_sym{1.0, 2.0, 0.0, 1.0};
+  CHECK_THROWS_WITH(quad_form_sym(matrix(not_sym.data(), 2, 2), b, 3), Contains("tyche::quad_form_sym(A, B, J): A is not symmetric"));
+  CHECK_THROWS_WITH(trace_gen_quad_form(d, a, b5), Contains("'B' has 5 values, not K*J"));
+  const mat zero_diag{1.0, 0.0, 0.5, 0.0};
+  CHECK_THROWS_WITH(chol2inv(matrix(zero_diag.data(), 2, 2)), Contains("tyche::chol2inv(L): L[2, 2] = 0"));
+}

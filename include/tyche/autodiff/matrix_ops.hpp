@@ -399,6 +399,30 @@ struct transpose_map {
   }
 };
 
+/// The symmetric K × K matrix a K × K matrix's lower triangle defines (Stan's
+/// symmetrize_from_lower_tri): entry (i, j) is A[max(i, j), min(i, j)]. Reverse: the lower
+/// triangle's entry (i, j), j < i, takes the adjoints of (i, j) and (j, i).
+struct symmetrize_lower_map {
+  static constexpr const char* name = "symmetrize_from_lower_tri";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t k = 0;
+  template <class A>
+  static constexpr std::size_t extent = extent_v<A>;
+  bool operator==(const symmetrize_lower_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) out[i * k + j] = i >= j ? in[0][i * k + j] : in[0][j * k + i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) in_adj[0][i >= j ? i * k + j : j * k + i] += adj[i * k + j];
+  }
+};
+
 /// The K diagonal entries of a K × K matrix. Reverse: Ā_ii += adj_i.
 struct diagonal_map {
   static constexpr const char* name = "diagonal";

@@ -8,8 +8,10 @@
 // Forward: one-sided Jacobi (Hestenes 1958; Demmel and Veselić, "Jacobi's method is more accurate
 // than QR", 1992) on the tall one of A and Aᵀ: plane rotations of pairs of columns until every
 // pair is orthogonal to 1e-15 of the product of their norms; the singular values are the columns'
-// norms, U the normalised columns, V the product of the rotations. Unlike the eigenvalues of AᵀA,
-// small singular values keep their relative accuracy. Each lane of a SIMD batch rotates only
+// norms, U the normalised columns, V the product of the rotations (each pair's Gram matrix from
+// the columns divided by their largest entries: no underflow for columns of very different
+// scales). Unlike the eigenvalues of AᵀA, a small singular value keeps its absolute accuracy
+// (about 1e-16 of the largest, where AᵀA gives 1e-16 σ_max²/σ). Each lane of a SIMD batch rotates only
 // where its own pair is not yet orthogonal (elsewhere the rotation is the identity), so a lane's
 // result is the one computed alone. The signs of a pair (uⱼ, vⱼ) are the algorithm's (Stan's,
 // from Eigen's JacobiSVD, may differ by a sign per pair).
@@ -56,17 +58,29 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
     T rotated = lift<T>(0.0);  // 1 in the lanes that rotated a pair in this sweep
     for (std::size_t p = 0; p < mc; ++p)
       for (std::size_t q = p + 1; q < mc; ++q) {
+        // The pair's Gram matrix [[α, γ], [γ, β]] from the columns each divided by its largest
+        // magnitude (sp, sq): α = sp² α', β = sq² β', γ = sp sq γ', so that columns of very
+        // different scales neither underflow nor overflow when squared.
+        T sp = lift<T>(0.0), sq = lift<T>(0.0);
+        for (std::size_t i = 0; i < mr; ++i) {
+          sp = math::max(sp, math::abs(work[i * mc + p]));
+          sq = math::max(sq, math::abs(work[i * mc + q]));
+        }
+        sp = math::select(sp == lift<T>(0.0), lift<T>(1.0), sp);
+        sq = math::select(sq == lift<T>(0.0), lift<T>(1.0), sq);
+        const T ip = lift<T>(1.0) / sp, iq = lift<T>(1.0) / sq;
         T alpha = lift<T>(0.0), beta = lift<T>(0.0), gamma = lift<T>(0.0);
         for (std::size_t i = 0; i < mr; ++i) {
-          alpha = alpha + work[i * mc + p] * work[i * mc + p];
-          beta = beta + work[i * mc + q] * work[i * mc + q];
-          gamma = gamma + work[i * mc + p] * work[i * mc + q];
+          const T xp = work[i * mc + p] * ip, xq = work[i * mc + q] * iq;
+          alpha = alpha + xp * xp;
+          beta = beta + xq * xq;
+          gamma = gamma + xp * xq;
         }
         const auto rotate = math::abs(gamma) > lift<T>(1e-15) * math::sqrt(alpha * beta);
         rotated = math::select(rotate, lift<T>(1.0), rotated);
-        // The rotation that diagonalises the pair's Gram matrix [[α, γ], [γ, β]]: ζ = (β − α)/(2γ),
+        // The rotation that diagonalises the Gram matrix: ζ = (β − α)/(2γ) = (sq/sp β' − sp/sq α')/(2γ'),
         // t = sgn(ζ)/(|ζ| + √(ζ² + 1)) (1/(2ζ) where ζ² overflows).
-        const T zeta = (beta - alpha) / (lift<T>(2.0) * math::select(rotate, gamma, lift<T>(1.0)));
+        const T zeta = (sq * ip * beta - sp * iq * alpha) / (lift<T>(2.0) * math::select(rotate, gamma, lift<T>(1.0)));
         const T az = math::abs(zeta);
         const T mag = math::select(az > lift<T>(1e150), lift<T>(0.5) / math::select(az > lift<T>(1e150), az, lift<T>(1.0)),
                                    lift<T>(1.0) / (az + math::sqrt(zeta * zeta + lift<T>(1.0))));
@@ -87,9 +101,12 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
     if (!(math::lane_max(rotated) > 0.0)) break;
   }
   for (std::size_t j = 0; j < mc; ++j) {
+    T scale = lift<T>(0.0);  // the norm as scale · ‖column / scale‖ (no underflow of the squares)
+    for (std::size_t i = 0; i < mr; ++i) scale = math::max(scale, math::abs(work[i * mc + j]));
+    const T inv_scale = lift<T>(1.0) / math::select(scale == lift<T>(0.0), lift<T>(1.0), scale);
     T norm2 = lift<T>(0.0);
-    for (std::size_t i = 0; i < mr; ++i) norm2 = norm2 + work[i * mc + j] * work[i * mc + j];
-    const T norm = math::sqrt(norm2);
+    for (std::size_t i = 0; i < mr; ++i) norm2 = norm2 + (work[i * mc + j] * inv_scale) * (work[i * mc + j] * inv_scale);
+    const T norm = scale * math::sqrt(norm2);
     if (zero_null) {
       const auto null = norm == lift<T>(0.0);
       const T divisor = math::select(null, lift<T>(1.0), norm);
@@ -197,7 +214,8 @@ struct svd_map {
         for (std::size_t l = 0; l < k; ++l) {
           T acc = adj[a * k + l];
           for (std::size_t i = 0; i < k; ++i) acc = acc - p[a * k + i] * j[i * k + l];
-          outside[a * k + l] = acc / sigma[l];
+          // Zero when P is square (P Pᵀ = I): computed, it would be rounding noise over σₗ.
+          outside[a * k + l] = np == k ? lift<T>(0.0) : acc / sigma[l];
         }
       if (!is_u)
         for (std::size_t e = 0; e < R * k; ++e) g[e] = lift<T>(0.0);

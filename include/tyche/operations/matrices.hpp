@@ -600,21 +600,96 @@ auto quad_form_diag(const M& m, const V& v) {
   return diag_post_multiply(diag_pre_multiply(v, detail::matrix_entries(m, "quad_form_diag(M, v)", "M")), v);
 }
 
-/// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v)
-/// with a vector. For a K × K matrix B, Stan's quad_form(A, B) = Bᵀ A B is
-/// matmul(transpose(B), matmul(A, B)).
+namespace detail {
+/// Bᵀ A B for a K × K matrix A and a K × J matrix B (K·J values row major, or a data matrix of K
+/// rows): the J·J entries, row major.
+template <class NA, class NB>
+auto quad_form_matrix(const NA& na, const NB& nb, std::size_t k) {
+  return matmul(transpose(nb, k), matmul(na, nb), k);
+}
+}  // namespace detail
+
+/// vᵀ A v for a K × K matrix A and a vector v of K values (a scalar): Stan's quad_form(A, v) with
+/// a vector; with a data matrix B (K rows), Stan's quad_form(A, B) = Bᵀ A B (J × J, row major).
+/// For B an expression of a K × J matrix's entries, quad_form(A, B, J).
 template <expression A, expression V>
 auto quad_form(const A& a, const V& v) {
   const auto na = detail::matrix_entries(a, "quad_form(A, v)", "A");
   const std::size_t k = detail::matrix_order(na.size(), "quad_form(A, v)", "A");
   using NV = detail::node_t<V>;
-  static_assert(is_vector_v<NV>, "tyche::quad_form(A, v) requires 'v' to be a vector expression of K values");
-  const NV nv = detail::as_node(v);
-  if (nv.size() != k)
-    throw std::invalid_argument("tyche::quad_form(A, v): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
-                                " but 'v' has size " + std::to_string(nv.size()) +
-                                " (a vector of K; for a matrix B, B' A B is matmul(transpose(B), matmul(A, B)))");
-  return dot(nv, matmul(na, nv));
+  if constexpr (detail::is_data_matrix_v<NV>) {
+    return detail::quad_form_matrix(na, detail::matrix_entries(v, "quad_form(A, B)", "B", k), k);
+  } else {
+    static_assert(is_vector_v<NV>, "tyche::quad_form(A, v) requires 'v' to be a vector expression of K values");
+    const NV nv = detail::as_node(v);
+    if (nv.size() != k)
+      throw std::invalid_argument("tyche::quad_form(A, v): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                  " but 'v' has size " + std::to_string(nv.size()) +
+                                  " (a vector of K; for a K x J matrix B, B' A B is quad_form(A, B, J))");
+    return dot(nv, matmul(na, nv));
+  }
+}
+/// Bᵀ A B (J × J, row major) for a K × K matrix A and a K × J matrix B (K·J values row major, or a
+/// data matrix of K rows and J columns), J given: Stan's quad_form(A, B) with a matrix B (J given
+/// because with J = 1 Stan's vector form is a scalar: the sizes alone do not decide).
+template <expression A, expression B>
+auto quad_form(const A& a, const B& b, std::size_t j) {
+  const auto na = detail::matrix_entries(a, "quad_form(A, B, J)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "quad_form(A, B, J)", "A");
+  const auto nb = detail::matrix_entries(b, "quad_form(A, B, J)", "B", k);
+  if (nb.size() != k * j || j == 0)
+    throw std::invalid_argument("tyche::quad_form(A, B, J): 'A' is " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values, not K*J = " +
+                                std::to_string(k) + "*" + std::to_string(j) + " (a K x J matrix, row major)");
+  return detail::quad_form_matrix(na, nb, k);
+}
+/// Stan's quad_form_sym: quad_form for a symmetric A (a data A is checked symmetric); the matrix
+/// forms' result symmetrised, ½(M + Mᵀ), as Stan's.
+template <expression A, expression V>
+auto quad_form_sym(const A& a, const V& v) {
+  const auto na = detail::matrix_entries(a, "quad_form_sym(A, v)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "quad_form_sym(A, v)", "A");
+  detail::check_symmetric_data(detail::data_values(na), k, "quad_form_sym(A, v)", "A");
+  if constexpr (detail::is_data_matrix_v<detail::node_t<V>>) {
+    const auto m = quad_form(na, v);
+    return lit<1, 2> * (m + transpose(m));
+  } else {
+    return quad_form(na, v);
+  }
+}
+template <expression A, expression B>
+auto quad_form_sym(const A& a, const B& b, std::size_t j) {
+  const auto na = detail::matrix_entries(a, "quad_form_sym(A, B, J)", "A");
+  detail::check_symmetric_data(detail::data_values(na), detail::matrix_order(na.size(), "quad_form_sym(A, B, J)", "A"),
+                               "quad_form_sym(A, B, J)", "A");
+  const auto m = quad_form(na, b, j);
+  return lit<1, 2> * (m + transpose(m));
+}
+/// trace(Bᵀ A B) = Σᵢⱼ Bᵢⱼ (A B)ᵢⱼ for a K × K matrix A and B of K values or a K × J matrix (K·J
+/// values row major, or a data matrix of K rows): Stan's trace_quad_form.
+template <expression A, expression B>
+auto trace_quad_form(const A& a, const B& b) {
+  const auto na = detail::matrix_entries(a, "trace_quad_form(A, B)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "trace_quad_form(A, B)", "A");
+  const auto nb = detail::matrix_entries(b, "trace_quad_form(A, B)", "B", k);
+  detail::check_multiple_of_order(nb.size(), k, "trace_quad_form(A, B)", "A", "B", "K*J: a K x J matrix, row major");
+  return dot(nb, matmul(na, nb));
+}
+/// trace(D Bᵀ A B) = Σᵢⱼ Dᵢⱼ (Bᵀ A B)ⱼᵢ for a J × J matrix D, a K × K matrix A and a K × J matrix B:
+/// Stan's trace_gen_quad_form.
+template <expression D, expression A, expression B>
+auto trace_gen_quad_form(const D& d, const A& a, const B& b) {
+  const char* fn = "trace_gen_quad_form(D, A, B)";
+  const auto nd = detail::matrix_entries(d, fn, "D");
+  const std::size_t j = detail::matrix_order(nd.size(), fn, "D");
+  const auto na = detail::matrix_entries(a, fn, "A");
+  const std::size_t k = detail::matrix_order(na.size(), fn, "A");
+  const auto nb = detail::matrix_entries(b, fn, "B", k);
+  if (nb.size() != k * j)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": 'D' is " + std::to_string(j) + " x " +
+                                std::to_string(j) + " and 'A' " + std::to_string(k) + " x " + std::to_string(k) +
+                                " but 'B' has " + std::to_string(nb.size()) + " values, not K*J (a K x J matrix)");
+  return dot(transpose(nd), detail::quad_form_matrix(na, nb, k));
 }
 
 /// A Aᵀ and Aᵀ A of a K × K matrix (Stan's tcrossprod, crossprod).
@@ -701,6 +776,60 @@ auto log_determinant_spd(const A& a) {
                          "log_determinant_spd(A)", "A");
   const auto l = cholesky_decompose(na);
   return 2.0 * sum(log(assume_positive(diagonal(l))));
+}
+
+/// B A⁻¹ for a symmetric positive-definite K × K matrix A (lower triangle read; data A checked)
+/// and B a row vector of K values or a J × K matrix row major: Stan's mdivide_right_spd, as
+/// (B L⁻ᵀ) L⁻¹ with L the Cholesky factor of A.
+template <expression B, expression A>
+auto mdivide_right_spd(const B& b, const A& a) {
+  const char* fn = "mdivide_right_spd(B, A)";
+  const auto na = detail::matrix_entries(a, fn, "A");
+  detail::check_spd_data(detail::data_values(na), detail::matrix_order(na.size(), fn, "A"), fn, "A");
+  const auto l = cholesky_decompose(na);
+  return detail::tri_low_solve<true, false>(l, detail::tri_low_solve<false, false>(l, b, fn), fn);
+}
+
+/// (L Lᵀ)⁻¹ from a lower-triangular K × K factor L (the part above the diagonal is not read):
+/// Stan's chol2inv, as inverse_spd of L Lᵀ.
+template <expression L>
+auto chol2inv(const L& l) {
+  const auto nl = detail::matrix_entries(l, "chol2inv(L)", "L");
+  const std::size_t k = detail::matrix_order(nl.size(), "chol2inv(L)", "L");
+  detail::check_triangular_data(detail::data_values(nl), k, "chol2inv(L)", "L");
+  return make_vector_op(ops::inverse_spd_map{k}, nl.size(), multiply_lower_tri_self_transpose(nl));
+}
+
+/// The symmetric K × K matrix that A's lower triangle defines: Stan's symmetrize_from_lower_tri.
+template <expression A>
+auto symmetrize_from_lower_tri(const A& a) {
+  const auto na = detail::matrix_entries(a, "symmetrize_from_lower_tri(A)", "A");
+  const std::size_t k = detail::matrix_order(na.size(), "symmetrize_from_lower_tri(A)", "A");
+  return make_vector_op(ops::symmetrize_lower_map{k}, na.size(), na);
+}
+
+/// (Σⱼ Mᵢⱼ²)ᵢ and (Σᵢ Mᵢⱼ²)ⱼ of a K × K matrix (or a data matrix of any shape): Stan's
+/// rows_dot_self and columns_dot_self; of an R × K matrix expression with K given, the R (rows)
+/// or K (columns) sums.
+template <expression M>
+auto rows_dot_self(const M& m) {
+  return rows_dot_product(m, m);
+}
+template <expression M>
+auto columns_dot_self(const M& m) {
+  return columns_dot_product(m, m);
+}
+template <expression M>
+auto rows_dot_self(const M& m, std::size_t k) {
+  std::size_t rows = 0;
+  const auto nm = detail::rectangular_entries(m, k, "rows_dot_self(M, K)", "M", rows);
+  return make_vector_op(ops::row_sums_of_squares_map{k}, rows, nm);
+}
+template <expression M>
+auto columns_dot_self(const M& m, std::size_t k) {
+  std::size_t rows = 0;
+  const auto nm = detail::rectangular_entries(m, k, "columns_dot_self(M, K)", "M", rows);
+  return make_vector_op(ops::row_sums_of_squares_map{rows}, k, transpose(nm, rows));
 }
 
 /// A⁻¹ of a general K × K matrix A (all K² entries read, row major): Stan's inverse, by Gauss–Jordan
@@ -831,21 +960,29 @@ auto eigenvectors_sym(const A& a) {
 }
 
 namespace detail {
-/// svd_map<Part> of A: a square matrix (cols 0: K from A's K² entries) or R × K (cols = K given).
-/// A data A whose U or V is asked for must have full rank (a zero singular value's vectors are
-/// not unique: they would be NaN), checked to 1e-13 of its largest singular value.
+/// svd_map<Part> of A: a data matrix of any shape, a square matrix's entries (cols 0: K from A's
+/// K² entries) or R × K (cols = K given). A data A must have full rank where U of a tall A (R ≥
+/// K) or V of a wide one is asked for (those columns are A's normalised: a zero singular value's
+/// would be NaN), checked to 1e-13 of its largest singular value.
 template <ops::svd_part Part, class A>
 auto make_svd(const A& a, std::size_t cols, const char* fn) {
   std::size_t rows = 0;
+  if constexpr (is_data_matrix_v<node_t<A>>)
+    if (cols == 0) cols = as_node(a).cols;  // a data matrix has its own shape
   const auto na = [&] {
     if (cols != 0) return rectangular_entries(a, cols, fn, "A", rows);
     const auto sq = matrix_entries(a, fn, "A");
     rows = cols = matrix_order(sq.size(), fn, "A");
     return sq;
   }();
+  if (rows == 0)
+    throw std::invalid_argument(std::string("tyche::") + fn + ": A has no rows");
   const ops::svd_map<Part> op{rows, cols};
   const std::size_t k = op.thin();
-  if (const double* d = data_values(na); d != nullptr && Part != ops::svd_part::values) {
+  // The part made of the normalised columns (U of a tall A, V of a wide one) is not unique where
+  // a singular value is zero; the other is a product of rotations, always orthonormal.
+  const bool from_columns = (Part == ops::svd_part::u) == (rows >= cols);
+  if (const double* d = data_values(na); d != nullptr && Part != ops::svd_part::values && from_columns) {
     std::vector<double> work(rows * cols), sigma(k), u(rows * cols), v(k * k);
     jacobi_svd(op.tall(), k, d, rows < cols, true, work.data(), sigma.data(), u.data(), v.data());
     if (!(sigma[k - 1] > 1e-13 * sigma[0]))
@@ -858,10 +995,10 @@ auto make_svd(const A& a, std::size_t cols, const char* fn) {
 }
 }  // namespace detail
 
-/// The min(R, K) singular values of a matrix A, descending: Stan's singular_values. A is square
-/// (K² values row major, or a data matrix), or R × K with K given (`singular_values(A, K)`; R·K
-/// values, or a data matrix of K columns). One-sided Jacobi (autodiff/svd.hpp): small singular
-/// values keep their relative accuracy. The gradient is infinite where two values are equal.
+/// The min(R, K) singular values of a matrix A, descending: Stan's singular_values. A is a data
+/// matrix of any shape, the K² values of a square matrix (row major), or R × K with K given
+/// (`singular_values(A, K)`; R·K values). One-sided Jacobi (autodiff/svd.hpp): a small singular
+/// value keeps its absolute accuracy. The gradient is infinite where two values are equal.
 template <expression A>
 auto singular_values(const A& a) {
   return detail::make_svd<ops::svd_part::values>(a, 0, "singular_values(A)");

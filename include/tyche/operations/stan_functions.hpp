@@ -261,6 +261,12 @@ template <detail::operand A, detail::operand B>
 auto squared_distance(const A& a, const B& b) {
   return sum(square(detail::as_node(a) - detail::as_node(b)));
 }
+/// √(Σᵢ (aᵢ − bᵢ)²): Stan's distance (its gradient is NaN where a = b).
+template <detail::operand A, detail::operand B>
+  requires(expression<A> || expression<B>)
+auto distance(const A& a, const B& b) {
+  return sqrt(squared_distance(a, b));
+}
 template <expression V>
 auto norm1(const V& v) {
   static_assert(is_vector_v<detail::node_t<V>>, "tyche::norm1(v) requires a vector expression");

@@ -52,6 +52,7 @@ template void every_op_kernels<
     o::precision_quadratic_map, o::corr_cholesky_map, o::cov_cholesky_map, o::cpc_log_jacobian_map<false>,
     o::cpc_log_jacobian_map<true>, o::diagonal_sum_map<false, false>, o::diagonal_sum_map<false, true>,
     o::diagonal_sum_map<true, false>, o::diagonal_sum_map<true, true>, o::multiply_lower_tri_self_transpose_map,
+    o::symmetrize_lower_map,
     o::cholesky_decompose_map, o::diag_pre_multiply_map, o::matmul_map<false>, o::matmul_map<true>, o::transpose_map, o::diagonal_map,
     o::diag_post_multiply_map, o::tri_low_solve_map<false, false>, o::tri_low_solve_map<false, true>,
     o::tri_low_solve_map<true, false>, o::tri_low_solve_map<true, true>, o::basic_data_matvec_map<double>,
