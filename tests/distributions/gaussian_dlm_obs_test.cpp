@@ -18,6 +18,7 @@
 
 #include "support/discrete_checks.hpp"
 #include "support/property.hpp"
+#include "support/reference_math.hpp"
 
 using namespace tyche;
 using Catch::Matchers::Contains;
@@ -26,19 +27,8 @@ namespace {
 using ld = long double;
 using mat = std::vector<ld>;
 
-mat product(const mat& a, const mat& b, std::size_t rows, std::size_t inner, std::size_t cols) {
-  mat c(rows * cols, 0.0L);
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t k = 0; k < inner; ++k)
-      for (std::size_t j = 0; j < cols; ++j) c[i * cols + j] += a[i * inner + k] * b[k * cols + j];
-  return c;
-}
-mat transposed(const mat& a, std::size_t rows, std::size_t cols) {
-  mat t(rows * cols);
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) t[j * rows + i] = a[i * cols + j];
-  return t;
-}
+using tyche_test::product;
+using tyche_test::transposed;
 /// The symmetric matrix a k × k lower triangle defines.
 mat from_lower(const std::vector<double>& a, std::size_t k) {
   mat s(k * k);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/property.hpp"
+#include "support/reference_math.hpp"
 
 using namespace tyche;
 using Catch::Matchers::Contains;
@@ -183,20 +184,8 @@ TEST_CASE("operations: Stan's compositions (logit, log_diff_exp, lbeta, lchoose,
 
 namespace {
 using mat = std::vector<double>;
-/// C = A B (r × n times n × c), row major, plain loops.
-mat product(const mat& a, const mat& b, std::size_t r, std::size_t n, std::size_t c) {
-  mat out(r * c, 0.0);
-  for (std::size_t i = 0; i < r; ++i)
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t j = 0; j < c; ++j) out[i * c + j] += a[i * n + k] * b[k * c + j];
-  return out;
-}
-mat transposed(const mat& a, std::size_t r, std::size_t c) {
-  mat t(r * c);
-  for (std::size_t i = 0; i < r; ++i)
-    for (std::size_t j = 0; j < c; ++j) t[j * r + i] = a[i * c + j];
-  return t;
-}
+using tyche_test::product;
+using tyche_test::transposed;
 mat lower_symmetric(const mat& a, std::size_t k) {
   mat s(k * k);
   for (std::size_t i = 0; i < k; ++i)

@@ -1,6 +1,7 @@
 // tests/support/reference_math.hpp — plain-C++ references the statistical and model tests share:
-// the normal log density written out, and the mean of every draw of one quantity over its
-// chains (what a posterior mean is checked with, against its MCSE).
+// the normal log density written out, the mean of every draw of one quantity over its chains
+// (what a posterior mean is checked with, against its MCSE), and products and transposes of
+// row-major matrices (in double or long double) for the linear-algebra tests.
 #pragma once
 #include <cmath>
 #include <cstddef>
@@ -26,6 +27,25 @@ inline double pooled_mean(const std::vector<std::vector<double>>& chains) {
       ++count;
     }
   return count > 0 ? total / static_cast<double>(count) : 0.0;
+}
+
+/// C = A B for A r × n and B n × c, row major, plain loops (R: double or long double).
+template <class R>
+std::vector<R> product(const std::vector<R>& a, const std::vector<R>& b, std::size_t r, std::size_t n, std::size_t c) {
+  std::vector<R> out(r * c, R(0));
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t j = 0; j < c; ++j) out[i * c + j] += a[i * n + k] * b[k * c + j];
+  return out;
+}
+
+/// Aᵀ of an r × c matrix A, row major.
+template <class R>
+std::vector<R> transposed(const std::vector<R>& a, std::size_t r, std::size_t c) {
+  std::vector<R> t(r * c);
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = 0; j < c; ++j) t[j * r + i] = a[i * c + j];
+  return t;
 }
 
 }  // namespace tyche_test

@@ -122,16 +122,8 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
       const T hi = sigma[j];
       sigma[j] = math::select(swap, sigma[j + 1], hi);
       sigma[j + 1] = math::select(swap, hi, sigma[j + 1]);
-      for (std::size_t r = 0; r < mr; ++r) {
-        const T x = u[r * mc + j];
-        u[r * mc + j] = math::select(swap, u[r * mc + j + 1], x);
-        u[r * mc + j + 1] = math::select(swap, x, u[r * mc + j + 1]);
-      }
-      for (std::size_t r = 0; r < mc; ++r) {
-        const T x = v[r * mc + j];
-        v[r * mc + j] = math::select(swap, v[r * mc + j + 1], x);
-        v[r * mc + j + 1] = math::select(swap, x, v[r * mc + j + 1]);
-      }
+      swap_columns_where(swap, mr, mc, u, j);
+      swap_columns_where(swap, mc, mc, v, j);
     }
 }
 }  // namespace detail

@@ -47,6 +47,17 @@ TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
     for (std::size_t j = i + 1; j < m; ++j) l[i * m + j] = lift<T>(0.0);
   }
 }
+/// Exchanges columns j and j + 1 of the rows × stride matrix m (row major) in the SIMD lanes where
+/// swap holds (a select per entry): the column moves of the sorting networks of the eigen- and
+/// singular-value decompositions.
+template <class T, class Mask>
+TYCHE_HD void swap_columns_where(const Mask& swap, std::size_t rows, std::size_t stride, T* m, std::size_t j) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const T x = m[r * stride + j];
+    m[r * stride + j] = math::select(swap, m[r * stride + j + 1], x);
+    m[r * stride + j + 1] = math::select(swap, x, m[r * stride + j + 1]);
+  }
+}
 /// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
 /// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
 /// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ

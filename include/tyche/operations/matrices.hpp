@@ -869,8 +869,8 @@ auto determinant(const A& a) {
 }
 
 /// A⁻¹ B for a general K × K matrix A and B of K values or K × J row major: Stan's
-/// mdivide_left(A, B) (`A \ B`), as inverse(A) times B. Non-finite where A is singular; data A
-/// is checked not singular.
+/// mdivide_left(A, B) (`A \ B`), by elimination with partial pivoting on [A | B] (an LU solve, as
+/// Stan's; op lu_solve_map). Non-finite where A is singular; data A is checked not singular.
 template <expression A, expression B>
 auto mdivide_left(const A& a, const B& b) {
   const auto na = detail::matrix_entries(a, "mdivide_left(A, B)", "A");
@@ -878,12 +878,12 @@ auto mdivide_left(const A& a, const B& b) {
   detail::check_nonsingular_data(detail::data_values(na), k, "mdivide_left(A, B)", "A");
   const auto nb = detail::matrix_entries(b, "mdivide_left(A, B)", "B", k);
   detail::check_multiple_of_order(nb.size(), k, "mdivide_left(A, B)", "A", "B", "K*J: a K x J matrix, row major");
-  return make_vector_op(ops::matmul_map<>{k, false}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::lu_solve_map<false>{k, nb.size() / k}, nb.size(), na, nb);
 }
 
 /// B A⁻¹ for a general K × K matrix A and B a row vector of K values or a J × K matrix row major:
-/// Stan's mdivide_right(B, A) (`B / A`), as B times inverse(A). Non-finite where A is singular;
-/// data A is checked not singular.
+/// Stan's mdivide_right(B, A) (`B / A`), as Xᵀ = A⁻ᵀ Bᵀ by the same elimination. Non-finite where
+/// A is singular; data A is checked not singular.
 template <expression B, expression A>
 auto mdivide_right(const B& b, const A& a) {
   const auto na = detail::matrix_entries(a, "mdivide_right(B, A)", "A");
@@ -892,7 +892,7 @@ auto mdivide_right(const B& b, const A& a) {
   std::size_t b_rows = 0;
   const auto nb = detail::rectangular_entries(b, k, "mdivide_right(B, A)", "B", b_rows);
   detail::check_multiple_of_order(nb.size(), k, "mdivide_right(B, A)", "A", "B", "J*K: a J x K matrix, row major");
-  return make_vector_op(ops::matmul_map<>{k, true}, nb.size(), make_vector_op(ops::inverse_map{k}, na.size(), na), nb);
+  return make_vector_op(ops::lu_solve_map<true>{k, nb.size() / k}, nb.size(), na, nb);
 }
 
 /// e^A of a general K × K matrix (all K² entries read, row major): Stan's matrix_exp, by scaling

@@ -43,7 +43,7 @@ template void every_op_kernels<
     o::cholesky_multiply_map, o::beta_binomial_lcdf_map<false>, o::beta_binomial_lcdf_map<true>,
     o::log_inc_beta_map<false>, o::log_inc_beta_map<true>, o::wiener_map, o::basic_categorical_logit_glm_map<double>,
     o::basic_categorical_logit_glm_map<float>, o::row_sums_of_squares_map, o::wishart_map<false>, o::wishart_map<true>,
-    o::wishart_cholesky_map<false>, o::wishart_cholesky_map<true>, o::inverse_spd_map, o::inverse_map,
+    o::wishart_cholesky_map<false>, o::wishart_cholesky_map<true>, o::inverse_spd_map, o::inverse_map, o::lu_solve_map<false>, o::lu_solve_map<true>,
     o::determinant_map<false>, o::determinant_map<true>, o::matrix_exp_map, o::matrix_power_map,
     o::eigen_sym_map<false>, o::eigen_sym_map<true>, o::gaussian_dlm_map, o::svd_map<o::svd_part::values>,
     o::svd_map<o::svd_part::u>, o::svd_map<o::svd_part::v>,
