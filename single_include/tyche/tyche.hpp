@@ -23185,9 +23185,11 @@ struct gaussian_dlm_obs_distribution : distribution<gaussian_dlm_obs_distributio
     using N = detail::node_t<X>;
     if constexpr (detail::is_data_matrix_v<N>) {
       return log_prob(detail::matrix_entries(detail::as_node(x), detail::dlm_call, "y", r));
-    } else {
+    } else if constexpr (!is_vector_v<N>) {
       static_assert(is_vector_v<N>, "tyche::gaussian_dlm_obs(F, G, V, W, m0, C0): y must be a data matrix of r rows "
                                     "(matrix(y, r, T)) or the r*T values of one (row major)");
+      return constant{0.0};  // no further errors
+    } else {
       const N yn = detail::as_node(x);
       const std::size_t steps = yn.size() / r;
       if (yn.size() % r != 0 || steps == 0)
