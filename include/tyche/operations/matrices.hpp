@@ -8,7 +8,7 @@
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
 // matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym,
-// and of any R × K matrix singular_values, svd_U, svd_V —
+// and of any R × K matrix singular_values, svd_U, svd_V, qr_thin_Q, qr_thin_R, qr_Q, qr_R —
 // Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
@@ -16,6 +16,7 @@
 #include <tyche/config.hpp>
 #include <tyche/autodiff/matrix_ops.hpp>
 #include <tyche/autodiff/multivariate_ops.hpp>
+#include <tyche/autodiff/qr.hpp>
 #include <tyche/autodiff/svd.hpp>
 #include <tyche/core/leaves.hpp>
 #include <tyche/core/nodes.hpp>
@@ -960,13 +961,11 @@ auto eigenvectors_sym(const A& a) {
 }
 
 namespace detail {
-/// svd_map<Part> of A: a data matrix of any shape, a square matrix's entries (cols 0: K from A's
-/// K² entries) or R × K (cols = K given). A data A must have full rank where U of a tall A (R ≥
-/// K) or V of a wide one is asked for (those columns are A's normalised: a zero singular value's
-/// would be NaN), checked to 1e-13 of its largest singular value.
-template <ops::svd_part Part, class A>
-auto make_svd(const A& a, std::size_t cols, const char* fn) {
-  std::size_t rows = 0;
+/// The argument A of a decomposition of any shape (singular_values, qr_*) as a vector node, its
+/// shape into rows and cols: a data matrix's own (cols 0), R × K entries with K = cols given, or
+/// a square matrix's K² entries (cols 0). Throws for an A of no rows.
+template <class A>
+auto shaped_entries(const A& a, std::size_t& rows, std::size_t& cols, const char* fn) {
   if constexpr (is_data_matrix_v<node_t<A>>)
     if (cols == 0) cols = as_node(a).cols;  // a data matrix has its own shape
   const auto na = [&] {
@@ -975,8 +974,18 @@ auto make_svd(const A& a, std::size_t cols, const char* fn) {
     rows = cols = matrix_order(sq.size(), fn, "A");
     return sq;
   }();
-  if (rows == 0)
-    throw std::invalid_argument(std::string("tyche::") + fn + ": A has no rows");
+  if (rows == 0) throw std::invalid_argument(std::string("tyche::") + fn + ": A has no rows");
+  return na;
+}
+
+/// svd_map<Part> of A: a data matrix of any shape, a square matrix's entries (cols 0: K from A's
+/// K² entries) or R × K (cols = K given). A data A must have full rank where U of a tall A (R ≥
+/// K) or V of a wide one is asked for (those columns are A's normalised: a zero singular value's
+/// would be NaN), checked to 1e-13 of its largest singular value.
+template <ops::svd_part Part, class A>
+auto make_svd(const A& a, std::size_t cols, const char* fn) {
+  std::size_t rows = 0;
+  const auto na = shaped_entries(a, rows, cols, fn);
   const ops::svd_map<Part> op{rows, cols};
   const std::size_t k = op.thin();
   // The part made of the normalised columns (U of a tall A, V of a wide one) is not unique where
@@ -1028,6 +1037,72 @@ auto svd_V(const A& a) {
 template <expression A>
 auto svd_V(const A& a, std::size_t k) {
   return detail::make_svd<ops::svd_part::v>(a, k, "svd_V(A, K)");
+}
+
+namespace detail {
+/// qr_map<Part> of A (shapes as shaped_entries). The last R − K columns of qr_Q of a tall A
+/// complete the thin Q to an orthonormal basis: any completion is one, so they have no
+/// derivative, and a tall A that depends on parameters is refused for qr_Q.
+template <ops::qr_part Part, class A>
+auto make_qr(const A& a, std::size_t cols, const char* fn) {
+  std::size_t rows = 0;
+  const auto na = shaped_entries(a, rows, cols, fn);
+  if constexpr (Part == ops::qr_part::q && depends_on_params_v<node_t<A>>)
+    if (rows > cols)
+      throw std::invalid_argument(std::string("tyche::") + fn + ": A is " + std::to_string(rows) + " x " +
+                                  std::to_string(cols) + " and depends on parameters: the last " +
+                                  std::to_string(rows - cols) +
+                                  " columns of its full Q are any orthonormal completion of the thin Q, with no "
+                                  "derivative; use qr_thin_Q (the first " + std::to_string(cols) + " columns)");
+  const ops::qr_map<Part> op{rows, cols};
+  return make_vector_op(op, op.size(), na);
+}
+}  // namespace detail
+
+/// Q of the thin QR decomposition A = Q R of an R × K matrix (R × min(R, K), row major,
+/// orthonormal columns), with R's diagonal non-negative: Stan's qr_thin_Q. A as for
+/// singular_values: a data matrix of any shape, a square matrix's K² entries, or R·K entries with
+/// K given. Householder reflections (autodiff/qr.hpp); for A of full rank the factors are unique
+/// and agree with Stan's to rounding. The gradient is infinite where A is rank deficient. Of data,
+/// computed once when the model is made: Stan's QR reparameterisation of a regression.
+template <expression A>
+auto qr_thin_Q(const A& a) {
+  return detail::make_qr<ops::qr_part::thin_q>(a, 0, "qr_thin_Q(A)");
+}
+template <expression A>
+auto qr_thin_Q(const A& a, std::size_t k) {
+  return detail::make_qr<ops::qr_part::thin_q>(a, k, "qr_thin_Q(A, K)");
+}
+/// R of the thin QR decomposition (min(R, K) × K, row major, upper trapezoidal, its diagonal
+/// non-negative): Stan's qr_thin_R. As qr_thin_Q.
+template <expression A>
+auto qr_thin_R(const A& a) {
+  return detail::make_qr<ops::qr_part::thin_r>(a, 0, "qr_thin_R(A)");
+}
+template <expression A>
+auto qr_thin_R(const A& a, std::size_t k) {
+  return detail::make_qr<ops::qr_part::thin_r>(a, k, "qr_thin_R(A, K)");
+}
+/// Q of the full QR decomposition (R × R, row major): Stan's qr_Q. For R > K its first K columns
+/// are qr_thin_Q's and the others the reflections' completion (Stan's, Eigen's Householder QR, to
+/// rounding); such an A must be data (the completion has no derivative).
+template <expression A>
+auto qr_Q(const A& a) {
+  return detail::make_qr<ops::qr_part::q>(a, 0, "qr_Q(A)");
+}
+template <expression A>
+auto qr_Q(const A& a, std::size_t k) {
+  return detail::make_qr<ops::qr_part::q>(a, k, "qr_Q(A, K)");
+}
+/// R of the full QR decomposition (R × K, row major): qr_thin_R and, for R > K, R − K rows of
+/// zeros: Stan's qr_R.
+template <expression A>
+auto qr_R(const A& a) {
+  return detail::make_qr<ops::qr_part::r>(a, 0, "qr_R(A)");
+}
+template <expression A>
+auto qr_R(const A& a, std::size_t k) {
+  return detail::make_qr<ops::qr_part::r>(a, k, "qr_R(A, K)");
 }
 
 }  // namespace tyche
