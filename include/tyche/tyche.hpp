@@ -9,6 +9,7 @@
 #include <tyche/operations/stan_functions.hpp>
 #include <tyche/operations/vectors.hpp>
 #include <tyche/operations/matrices.hpp>
+#include <tyche/operations/constructors.hpp>
 #include <tyche/operations/sparse.hpp>
 #include <tyche/compile/program.hpp>
 #include <tyche/compile/scan.hpp>

@@ -283,3 +283,82 @@ TEST_CASE("operations: quad_form with a matrix, quad_form_sym, trace_quad_form, 
   const mat zero_diag{1.0, 0.0, 0.5, 0.0};
   CHECK_THROWS_WITH(chol2inv(matrix(zero_diag.data(), 2, 2)), Contains("tyche::chol2inv(L): L[2, 2] = 0"));
 }
+
+TEST_CASE("operations: Stan's constructors (identity_matrix, rep_matrix, append_col, to_matrix, linspaced_vector, "
+          "one_hot_vector, zeros, ones, uniform_simplex) against plain loops; gradients; errors",
+          "[operations][linear_algebra]") {
+  vector_param<"v", 3> v;
+  vector_param<"A", 6> a;  // 3 × 2
+  param<"x"> x;
+  const auto pts = tyche_test::random_points(6, 10, -1.0, 1.0, 1301);
+  for (const auto& p : pts) {
+    const mat vv(p.begin(), p.begin() + 3), av(p.begin() + 3, p.begin() + 9);
+    const mat vav(p.begin(), p.begin() + 9);
+    // rep_matrix(v, C): every column v; rep_matrix(x, R, C): x everywhere.
+    const mat rc = values_at(rep_matrix(v, 2), 6, vv, v);
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 2; ++j) CHECK(rc[i * 2 + j] == vv[i]);
+    const mat rx = values_at(rep_matrix(x * 1.0, 2, 3), 6, mat{p[9]}, x);
+    for (const double e : rx) CHECK(e == p[9]);
+    // Stan's row form: transpose(rep_matrix(rv, R), C), every row rv.
+    const mat rr = values_at(transpose(rep_matrix(v, 2), 3), 6, vv, v);
+    for (std::size_t i = 0; i < 2; ++i)
+      for (std::size_t j = 0; j < 3; ++j) CHECK(rr[i * 3 + j] == vv[j]);
+    // append_col: [A v] (3 × 3) and two vectors as the columns of a 3 × 2 matrix.
+    const mat av_cat = values_at(append_col(a, v, 3), 9, vav, v, a);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(av_cat[i * 3 + 0] == av[i * 2 + 0]);
+      CHECK(av_cat[i * 3 + 1] == av[i * 2 + 1]);
+      CHECK(av_cat[i * 3 + 2] == vv[i]);
+    }
+    const mat two = values_at(append_col(v, v * 2.0, 3), 6, vv, v);
+    for (std::size_t i = 0; i < 3; ++i) CHECK((two[i * 2] == vv[i] && two[i * 2 + 1] == 2.0 * vv[i]));
+    // to_matrix(A, 2, 3): column major (entry (i, j) = A[j·2 + i]); with col_major 0 row major.
+    const mat cm = values_at(to_matrix(a, 2, 3), 6, av, a), rm = values_at(to_matrix(a, 2, 3, 0), 6, av, a);
+    for (std::size_t i = 0; i < 2; ++i)
+      for (std::size_t j = 0; j < 3; ++j) {
+        CHECK(cm[i * 3 + j] == av[j * 2 + i]);
+        CHECK(rm[i * 3 + j] == av[i * 3 + j]);
+      }
+  }
+  // Constants: identity_matrix, linspaced_vector (Eigen's LinSpaced: both ends exact; n = 1 is
+  // the upper end), one_hot_vector (1-based k), zeros, ones, uniform_simplex.
+  const auto consts = [&](const auto& e, std::size_t m) { return values_at(e + 0.0 * x, m, mat{0.0}, x); };
+  const mat id = consts(identity_matrix(3), 9);
+  for (std::size_t e = 0; e < 9; ++e) CHECK(id[e] == (e % 4 == 0 ? 1.0 : 0.0));
+  const mat ls = consts(linspaced_vector(5, -1.0, 0.5), 5);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(ls[i] == Approx(-1.0 + 0.375 * static_cast<double>(i)).margin(1e-15));
+  CHECK(ls[0] == -1.0);
+  CHECK(ls[4] == 0.5);
+  const mat l3 = consts(linspaced_array(3, 0.1, 0.7), 3);
+  CHECK((l3[0] == 0.1 && l3[2] == 0.7));
+  CHECK(consts(linspaced_vector(1, 2.0, 3.0), 1)[0] == 3.0);
+  const mat oh = consts(one_hot_vector(4, 2), 4);
+  CHECK((oh[0] == 0.0 && oh[1] == 1.0 && oh[2] == 0.0 && oh[3] == 0.0));
+  CHECK(compile(sum(zeros_vector(3)) + sum(ones_row_vector(4)) + at(uniform_simplex(4), 3) + x, x).value(mat{0.0}) ==
+        4.25);
+  // Gradients through every constructor that takes expressions, and lanes.
+  const mat w6{0.5, -1.0, 1.5, 0.25, 2.0, -0.5}, w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto f = compile(dot(data(w6), rep_matrix(v, 2)) + dot(data(w6), rep_matrix(x, 2, 3)) +
+                             dot(data(w9), append_col(a, v * x, 3)) + dot(data(w6), to_matrix(a, 3, 2)) +
+                             dot(data(w9), matmul(identity_matrix(3), append_col(a, v, 3), 3)) +
+                             dot(linspaced_vector(3, 0.0, 1.0), v) + dot(one_hot_vector(6, 5), a) +
+                             dot(data(w6), linspaced_vector(6, x, x * x + 2.0)) + at(linspaced_vector(1, x, v[1]), 0),
+                         v, a, x);
+  for (const auto& p : pts) tyche_test::check_gradient_at(f, p, "the constructors");
+  tyche_test::check_lanes(f, pts, "the constructors (lanes)");
+  // A data matrix gives append_col its rows.
+  const mat xd{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
+  const mat cat = values_at(append_col(matrix(xd.data(), 3, 2), v), 9, mat{7.0, 8.0, 9.0}, v);
+  CHECK(cat == mat{1.0, 2.0, 7.0, 3.0, 4.0, 8.0, 5.0, 6.0, 9.0});
+  // Errors.
+  CHECK_THROWS_WITH(append_col(a, v, 2), Contains("tyche::append_col(A, B, R): 'B' has 3 values, which is not R = 2 "
+                                                  "rows of equal length"));
+  CHECK_THROWS_WITH(append_col(matrix(xd.data(), 3, 2), v, 2), Contains("'A' is 3 x 2 but R = 2"));
+  CHECK_THROWS_WITH(to_matrix(a, 4, 2), Contains("tyche::to_matrix(v, m, n): 'v' has 6 values but m * n = 8"));
+  CHECK_THROWS_WITH(one_hot_vector(3, 4), Contains("tyche::one_hot_vector(n, k): k = 4 is outside 1 … 3"));
+  CHECK_THROWS_WITH(one_hot_vector(3, 0), Contains("k = 0 is outside"));
+  CHECK_THROWS_WITH(linspaced_vector(3, 1.0, 0.0), Contains("lower = 1 and upper = 0 must be finite with lower <= upper"));
+  CHECK_THROWS_WITH(identity_matrix(0), Contains("tyche::identity_matrix(K): K must be >= 1"));
+  CHECK_THROWS_WITH(rep_matrix(v, 0), Contains("tyche::rep_matrix(v, C): C must be >= 1"));
+}

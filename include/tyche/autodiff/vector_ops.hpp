@@ -541,6 +541,119 @@ struct segment_map {
   }
 };
 
+/// The R × C matrix whose every column is the operand v of R values (Stan's rep_matrix(v, C)):
+/// out[i·C + j] = v[i]. Reverse: ∂/∂vᵢ = Σⱼ adj[i·C + j]. C is the payload.
+struct rep_columns_map {
+  static constexpr const char* name = "rep_matrix";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t columns = 1;
+  template <class V>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const rep_columns_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    for (std::size_t i = 0; i < in_n[0]; ++i)
+      for (std::size_t j = 0; j < columns; ++j) out[i * columns + j] = in[0][i];
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    for (std::size_t i = 0; i < in_n[0]; ++i) {
+      T acc = lift<T>(0.0);
+      for (std::size_t j = 0; j < columns; ++j) acc = acc + adj[i * columns + j];
+      in_adj[0][i] += acc;
+    }
+  }
+};
+
+/// [A B] of an R × K₁ matrix A and an R × K₂ matrix B (row major; K₁, K₂ from the operands'
+/// sizes and R, the payload): Stan's append_col. Reverse: each adjoint back to its entry.
+struct append_col_map {
+  static constexpr const char* name = "append_col";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t rows = 1;
+  template <class A, class B>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const append_col_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t* in_n) const {
+    const std::size_t ka = in_n[0] / rows, kb = in_n[1] / rows;
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < ka; ++j) out[i * (ka + kb) + j] = in[0][i * ka + j];
+      for (std::size_t j = 0; j < kb; ++j) out[i * (ka + kb) + ka + j] = in[1][i * kb + j];
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t* in_n,
+                        T* const* in_adj) const {
+    const std::size_t ka = in_n[0] / rows, kb = in_n[1] / rows;
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < ka; ++j) in_adj[0][i * ka + j] += adj[i * (ka + kb) + j];
+      for (std::size_t j = 0; j < kb; ++j) in_adj[1][i * kb + j] += adj[i * (ka + kb) + ka + j];
+    }
+  }
+};
+
+/// m values equally spaced from lo to hi, both included (Stan's linspaced_vector; m = 1: hi), as
+/// Eigen's LinSpaced computes them (from the end of smaller magnitude, the other end exact).
+/// Operands lo and hi. Reverse: ∂/∂lo = Σ adjᵢ (1 − tᵢ), ∂/∂hi = Σ adjᵢ tᵢ, tᵢ = i/(m − 1).
+struct linspaced_map {
+  static constexpr const char* name = "linspaced_vector";
+  static constexpr bool has_payload = false;
+  template <class L, class H>
+  static constexpr std::size_t extent = dynamic_extent;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    const T lo = in[0][0], hi = in[1][0];
+    if (m == 1) {
+      out[0] = hi;
+      return;
+    }
+    const T step = (hi - lo) / lift<T>(static_cast<double>(m - 1));
+    const auto flip = math::abs(hi) < math::abs(lo);
+    for (std::size_t i = 0; i < m; ++i) {
+      const T from_lo = i == m - 1 ? hi : lo + lift<T>(static_cast<double>(i)) * step;
+      const T from_hi = i == 0 ? lo : hi - lift<T>(static_cast<double>(m - 1 - i)) * step;
+      out[i] = math::select(flip, from_hi, from_lo);
+    }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t m, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    T d_lo = lift<T>(0.0), d_hi = lift<T>(0.0);
+    for (std::size_t i = 0; i < m; ++i) {
+      const double t = m == 1 ? 1.0 : static_cast<double>(i) / static_cast<double>(m - 1);
+      d_lo = d_lo + adj[i] * lift<T>(1.0 - t);
+      d_hi = d_hi + adj[i] * lift<T>(t);
+    }
+    in_adj[0][0] += d_lo;
+    in_adj[1][0] += d_hi;
+  }
+};
+
+/// m values, the operand x at position k (0-based) and zero elsewhere (Stan's one_hot_vector
+/// with x = 1). Reverse: ∂/∂x = adjₖ.
+struct one_hot_map {
+  static constexpr const char* name = "one_hot_vector";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t position = 0;
+  template <class X>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const one_hot_map&) const = default;
+  template <class T>
+  TYCHE_HD void forward(std::size_t m, T* out, const T* const* in, const std::size_t*) const {
+    for (std::size_t i = 0; i < m; ++i) out[i] = i == position ? in[0][0] : lift<T>(0.0);
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T*, const T* adj, const T* const*, const std::size_t*,
+                        T* const* in_adj) const {
+    in_adj[0][0] += adj[position];
+  }
+};
+
 /// sₜ = aₜ + bₜ sₜ₋₁ for t = 0 … m−1, with s₋₁ = s0; b is a scalar or a vector of size m.
 /// Reverse, with λₜ the adjoint of sₜ (λₜ = adjₜ + bₜ₊₁ λₜ₊₁): ∂/∂aₜ = λₜ, ∂/∂bₜ = λₜ sₜ₋₁,
 /// ∂/∂s0 = b₀ λ₀.

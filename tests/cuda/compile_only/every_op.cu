@@ -38,7 +38,8 @@ namespace o = tyche::ops;
 template void every_op_kernels<
     o::ordinal_map<false>, o::ordinal_map<true>, o::ordered_map<false>, o::ordered_map<true>, o::cumulative_sum_map,
     o::extremum_map<false>, o::extremum_map<true>, o::prod_map, o::reverse_map, o::sort_map<false>, o::sort_map<true>,
-    o::diag_matrix_map, o::multinomial_rows_map, o::stack_map, o::rep_map<>, o::rep_map<3>, o::segment_map<>,
+    o::diag_matrix_map, o::multinomial_rows_map, o::stack_map, o::rep_map<>, o::rep_map<3>, o::rep_columns_map, o::append_col_map, o::linspaced_map, o::one_hot_map,
+    o::segment_map<>,
     o::segment_map<3>, o::linear_recurrence_map, o::gather_map<>, o::gather_map<int, 1>, o::lower_triangular_solve_map,
     o::cholesky_multiply_map, o::beta_binomial_lcdf_map<false>, o::beta_binomial_lcdf_map<true>,
     o::log_inc_beta_map<false>, o::log_inc_beta_map<true>, o::wiener_map, o::basic_categorical_logit_glm_map<double>,
