@@ -86,17 +86,8 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t r = c + 1; r < k; ++r) {
       const auto swap = math::abs(a[r * k + c]) > math::abs(a[c * k + c]);
-      for (std::size_t j = c; j < k; ++j) {
-        const T top = a[c * k + j];
-        a[c * k + j] = math::select(swap, a[r * k + j], top);
-        a[r * k + j] = math::select(swap, top, a[r * k + j]);
-      }
-      if (inv != nullptr)
-        for (std::size_t j = 0; j < k; ++j) {
-          const T top = inv[c * k + j];
-          inv[c * k + j] = math::select(swap, inv[r * k + j], top);
-          inv[r * k + j] = math::select(swap, top, inv[r * k + j]);
-        }
+      swap_rows_where(swap, k, a, r, c, c, k);
+      if (inv != nullptr) swap_rows_where(swap, k, inv, r, c, 0, k);
       sign = math::select(swap, -sign, sign);
     }
     const T pivot = a[c * k + c];
@@ -139,16 +130,8 @@ TYCHE_HD void pivoted_solve(std::size_t k, std::size_t nj, const T* a, bool a_tr
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t r = c + 1; r < k; ++r) {
       const auto swap = math::abs(work[r * k + c]) > math::abs(work[c * k + c]);
-      for (std::size_t j = c; j < k; ++j) {
-        const T top = work[c * k + j];
-        work[c * k + j] = math::select(swap, work[r * k + j], top);
-        work[r * k + j] = math::select(swap, top, work[r * k + j]);
-      }
-      for (std::size_t q = 0; q < nj; ++q) {
-        const T top = x[c * nj + q];
-        x[c * nj + q] = math::select(swap, x[r * nj + q], top);
-        x[r * nj + q] = math::select(swap, top, x[r * nj + q]);
-      }
+      swap_rows_where(swap, k, work, r, c, c, k);
+      swap_rows_where(swap, nj, x, r, c, 0, nj);
     }
     for (std::size_t r = c + 1; r < k; ++r) {
       const T f = work[r * k + c] / work[c * k + c];

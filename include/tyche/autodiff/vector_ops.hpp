@@ -58,6 +58,18 @@ TYCHE_HD void swap_columns_where(const Mask& swap, std::size_t rows, std::size_t
     m[r * stride + j + 1] = math::select(swap, x, m[r * stride + j + 1]);
   }
 }
+/// Exchanges entries from … to − 1 of rows r and c of the matrix m of row length stride (row
+/// major) in the SIMD lanes where swap holds (a select per entry): the pivoting sweeps of the
+/// eliminations (each lane brings its own pivot row up).
+template <class T, class Mask>
+TYCHE_HD void swap_rows_where(const Mask& swap, std::size_t stride, T* m, std::size_t r, std::size_t c,
+                              std::size_t from, std::size_t to) {
+  for (std::size_t j = from; j < to; ++j) {
+    const T top = m[c * stride + j];
+    m[c * stride + j] = math::select(swap, m[r * stride + j], top);
+    m[r * stride + j] = math::select(swap, top, m[r * stride + j]);
+  }
+}
 /// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
 /// triangle of c_adj, running the loops in their exact reverse order (with s the pivot quantity
 /// of entry (i, j): s̄ = L̄ᵢᵢ / (2 Lᵢᵢ) on the diagonal, s̄ = L̄ᵢⱼ / Lⱼⱼ and L̄ⱼⱼ −= L̄ᵢⱼ Lᵢⱼ / Lⱼⱼ
