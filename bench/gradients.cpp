@@ -885,6 +885,73 @@ struct arma_hand {
 
 // --- local level (Kalman filter) by scan: examples/local_level.cpp's model on 1000 simulated
 // observations. Twin: the filter forwards, keeping m, P, F, v per step, and its adjoints by hand.
+// --- A general linear solve with a matrix of parameters: x = A⁻¹ b, A = M + diag(exp(lw)), K = 10,
+// lw ~ N(0, 1), target −½ xᵀx. tyche: mdivide_left (an LU solve per SIMD lane, the reverse pass a
+// second solve with Aᵀ). The twin: one LU factorisation with partial pivoting, reused for the
+// adjoint solve Aᵀλ = −x; Ā = −λ xᵀ, of which the diagonal reaches lw. ---
+struct solve_data {
+  static constexpr std::size_t k = 10;
+  std::vector<double> m, b;
+  solve_data() {
+    std::mt19937_64 rng(83);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (std::size_t e = 0; e < k * k; ++e) m.push_back(u(rng) + (e % (k + 1) == 0 ? 2.0 : 0.0));
+    for (std::size_t i = 0; i < k; ++i) b.push_back(u(rng));
+  }
+};
+
+struct solve_hand {
+  const solve_data* d;
+  double operator()(const double* __restrict th, double* __restrict g) const {
+    constexpr std::size_t k = solve_data::k;
+    double lu[k * k], x[k], w[k];
+    std::size_t perm[k];
+    for (std::size_t e = 0; e < k * k; ++e) lu[e] = d->m[e];
+    for (std::size_t i = 0; i < k; ++i) lu[i * k + i] += std::exp(th[i]), perm[i] = i;
+    for (std::size_t c = 0; c < k; ++c) {  // P A = L U, L unit lower (below the diagonal)
+      std::size_t p = c;
+      for (std::size_t r = c + 1; r < k; ++r)
+        if (std::fabs(lu[r * k + c]) > std::fabs(lu[p * k + c])) p = r;
+      if (p != c) {
+        for (std::size_t j = 0; j < k; ++j) std::swap(lu[c * k + j], lu[p * k + j]);
+        std::swap(perm[c], perm[p]);
+      }
+      for (std::size_t r = c + 1; r < k; ++r) {
+        const double f = lu[r * k + c] / lu[c * k + c];
+        lu[r * k + c] = f;
+        for (std::size_t j = c + 1; j < k; ++j) lu[r * k + j] -= f * lu[c * k + j];
+      }
+    }
+    for (std::size_t i = 0; i < k; ++i) {  // L y = P b, then U x = y
+      double acc = d->b[perm[i]];
+      for (std::size_t j = 0; j < i; ++j) acc -= lu[i * k + j] * x[j];
+      x[i] = acc;
+    }
+    for (std::size_t i = k; i-- > 0;) {
+      double acc = x[i];
+      for (std::size_t j = i + 1; j < k; ++j) acc -= lu[i * k + j] * x[j];
+      x[i] = acc / lu[i * k + i];
+    }
+    double lp = 0.0;
+    for (std::size_t i = 0; i < k; ++i) lp += -0.5 * x[i] * x[i] - 0.5 * th[i] * th[i] - half_log_two_pi;
+    // Aᵀ λ = −x with Aᵀ = Uᵀ Lᵀ P: Uᵀ z = −x, Lᵀ w = z, λ = Pᵀ w.
+    for (std::size_t i = 0; i < k; ++i) {
+      double acc = -x[i];
+      for (std::size_t j = 0; j < i; ++j) acc -= lu[j * k + i] * w[j];
+      w[i] = acc / lu[i * k + i];
+    }
+    for (std::size_t i = k; i-- > 0;) {
+      double acc = w[i];
+      for (std::size_t j = i + 1; j < k; ++j) acc -= lu[j * k + i] * w[j];
+      w[i] = acc;
+    }
+    double lambda[k];
+    for (std::size_t i = 0; i < k; ++i) lambda[perm[i]] = w[i];
+    for (std::size_t i = 0; i < k; ++i) g[i] = -lambda[i] * x[i] * std::exp(th[i]) - th[i];
+    return lp;
+  }
+};
+
 struct local_level_data {
   static constexpr std::size_t n = 1000;
   std::vector<double> y;
@@ -1839,6 +1906,19 @@ int main(int argc, char** argv) {
     };
     auto dlm_model = std::make_shared<decltype(make())>(make());
     register_model("local_level_dlm", dlm_model, local_level_hand{&ld}, {-1.1, -0.3});
+  }
+
+  // --- a general linear solve with a matrix of parameters (mdivide_left), K = 10 ---
+  {
+    static const solve_data sd;
+    auto make = [] {
+      auto lw = normal<"lw">(0.0, 1.0, shape<solve_data::k>);
+      auto x = mdivide_left(data(sd.m) + diag_matrix(exp(lw)), data(sd.b));
+      return model(joint(lw, target(-0.5 * dot_self(x))));
+    };
+    auto solve_model = std::make_shared<decltype(make())>(make());
+    register_model("mdivide_left", solve_model, solve_hand{&sd},
+                   {0.1, -0.2, 0.3, 0.0, -0.5, 0.4, 0.2, -0.1, 0.6, -0.3});
   }
 
   // --- GARCH(1,1) by scan_states: a scalar state ---
