@@ -2887,10 +2887,26 @@ TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
 /// singular-value decompositions.
 template <class T, class Mask>
 TYCHE_HD void swap_columns_where(const Mask& swap, std::size_t rows, std::size_t stride, T* m, std::size_t j) {
+  if constexpr (std::is_same_v<Mask, bool>)  // one lane: a branch (the same values, no selects)
+    if (!swap) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const T x = m[r * stride + j];
     m[r * stride + j] = math::select(swap, m[r * stride + j + 1], x);
     m[r * stride + j + 1] = math::select(swap, x, m[r * stride + j + 1]);
+  }
+}
+/// Exchanges entries from … to − 1 of rows r and c of the matrix m of row length stride (row
+/// major) in the SIMD lanes where swap holds (a select per entry; in one lane, a branch): the
+/// pivoting sweeps of the eliminations (each lane brings its own pivot row up).
+template <class T, class Mask>
+TYCHE_HD void swap_rows_where(const Mask& swap, std::size_t stride, T* m, std::size_t r, std::size_t c,
+                              std::size_t from, std::size_t to) {
+  if constexpr (std::is_same_v<Mask, bool>)  // one lane: a branch (the same values, no selects)
+    if (!swap) return;
+  for (std::size_t j = from; j < to; ++j) {
+    const T top = m[c * stride + j];
+    m[c * stride + j] = math::select(swap, m[r * stride + j], top);
+    m[r * stride + j] = math::select(swap, top, m[r * stride + j]);
   }
 }
 /// Reverse mode of cholesky_forward: from L̄ (lb, lower part; overwritten) adds C̄ to the lower
@@ -9996,7 +10012,8 @@ auto segment(const V& v, std::size_t i, std::size_t len) {
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
 // matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym,
-// and of any R × K matrix singular_values, svd_U, svd_V, qr_thin_Q, qr_thin_R, qr_Q, qr_R —
+// and of any R × K matrix singular_values, svd_U, svd_V, generalized_inverse, qr_thin_Q, qr_thin_R,
+// qr_Q, qr_R —
 // Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
@@ -10082,17 +10099,8 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t r = c + 1; r < k; ++r) {
       const auto swap = math::abs(a[r * k + c]) > math::abs(a[c * k + c]);
-      for (std::size_t j = c; j < k; ++j) {
-        const T top = a[c * k + j];
-        a[c * k + j] = math::select(swap, a[r * k + j], top);
-        a[r * k + j] = math::select(swap, top, a[r * k + j]);
-      }
-      if (inv != nullptr)
-        for (std::size_t j = 0; j < k; ++j) {
-          const T top = inv[c * k + j];
-          inv[c * k + j] = math::select(swap, inv[r * k + j], top);
-          inv[r * k + j] = math::select(swap, top, inv[r * k + j]);
-        }
+      swap_rows_where(swap, k, a, r, c, c, k);
+      if (inv != nullptr) swap_rows_where(swap, k, inv, r, c, 0, k);
       sign = math::select(swap, -sign, sign);
     }
     const T pivot = a[c * k + c];
@@ -10120,44 +10128,70 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
     }
   }
 }
-/// X = A⁻¹ B for a general K × K matrix A and B K × J (X K × J, row major), by Gaussian
-/// elimination with partial pivoting on [A | B] — the sweep of conditional swaps of
-/// pivoted_elimination, so each SIMD lane pivots on its own rows — then back substitution.
-/// a_transposed reads a as Aᵀ; b_transposed reads b as the transpose of a J × K row-major matrix.
-/// work: K². A singular A gives non-finite values (a rejected point). O(K³/3 + K² J).
+/// X = M⁻¹ B for a general K × K matrix M (a, or aᵀ with a_transposed) and B K × J (b, or the
+/// transpose of a J × K row-major b with b_transposed; X K × J, row major), by Gaussian
+/// elimination with partial pivoting on [M | B] — the sweep of conditional swaps of
+/// pivoted_elimination, so each SIMD lane pivots on its own rows — then back substitution. lu
+/// (K²) receives the factors of P M = L U (U on and above the diagonal, L's multipliers below it,
+/// its unit diagonal implied) and perm (K) the permutation as values of T (row i of P M is row
+/// perm[i] of M), for lu_transposed_solve. A singular M gives non-finite values (a rejected
+/// point). O(K³/3 + K² J).
 template <class T>
 TYCHE_HD void pivoted_solve(std::size_t k, std::size_t nj, const T* a, bool a_transposed, const T* b,
-                            bool b_transposed, T* work, T* x) {
+                            bool b_transposed, T* lu, T* perm, T* x) {
   for (std::size_t r = 0; r < k; ++r) {
-    for (std::size_t c = 0; c < k; ++c) work[r * k + c] = a_transposed ? a[c * k + r] : a[r * k + c];
+    for (std::size_t c = 0; c < k; ++c) lu[r * k + c] = a_transposed ? a[c * k + r] : a[r * k + c];
     for (std::size_t q = 0; q < nj; ++q) x[r * nj + q] = b_transposed ? b[q * k + r] : b[r * nj + q];
+    perm[r] = lift<T>(static_cast<double>(r));
   }
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t r = c + 1; r < k; ++r) {
-      const auto swap = math::abs(work[r * k + c]) > math::abs(work[c * k + c]);
-      for (std::size_t j = c; j < k; ++j) {
-        const T top = work[c * k + j];
-        work[c * k + j] = math::select(swap, work[r * k + j], top);
-        work[r * k + j] = math::select(swap, top, work[r * k + j]);
-      }
-      for (std::size_t q = 0; q < nj; ++q) {
-        const T top = x[c * nj + q];
-        x[c * nj + q] = math::select(swap, x[r * nj + q], top);
-        x[r * nj + q] = math::select(swap, top, x[r * nj + q]);
-      }
+      const auto swap = math::abs(lu[r * k + c]) > math::abs(lu[c * k + c]);
+      swap_rows_where(swap, k, lu, r, c, 0, k);  // whole rows: the multipliers move with them
+      swap_rows_where(swap, nj, x, r, c, 0, nj);
+      swap_rows_where(swap, 1, perm, r, c, 0, 1);
     }
     for (std::size_t r = c + 1; r < k; ++r) {
-      const T f = work[r * k + c] / work[c * k + c];
-      for (std::size_t j = c + 1; j < k; ++j) work[r * k + j] = work[r * k + j] - f * work[c * k + j];
+      const T f = lu[r * k + c] / lu[c * k + c];
+      lu[r * k + c] = f;
+      for (std::size_t j = c + 1; j < k; ++j) lu[r * k + j] = lu[r * k + j] - f * lu[c * k + j];
       for (std::size_t q = 0; q < nj; ++q) x[r * nj + q] = x[r * nj + q] - f * x[c * nj + q];
     }
   }
   for (std::size_t c = k; c-- > 0;)
     for (std::size_t q = 0; q < nj; ++q) {
       T acc = x[c * nj + q];
-      for (std::size_t j = c + 1; j < k; ++j) acc = acc - work[c * k + j] * x[j * nj + q];
-      x[c * nj + q] = acc / work[c * k + c];
+      for (std::size_t j = c + 1; j < k; ++j) acc = acc - lu[c * k + j] * x[j * nj + q];
+      x[c * nj + q] = acc / lu[c * k + c];
     }
+}
+/// X = M⁻ᵀ B from pivoted_solve's factors of P M = L U (Mᵀ = Uᵀ Lᵀ P): Uᵀ z = B by forward
+/// substitution, Lᵀ w = z by back substitution, X = Pᵀ w (row perm[i] of X is row i of w, a
+/// select per entry: each lane its own permutation). B as pivoted_solve's; w: K·J. O(K² J).
+template <class T>
+TYCHE_HD void lu_transposed_solve(std::size_t k, std::size_t nj, const T* lu, const T* perm, const T* b,
+                                  bool b_transposed, T* w, T* x) {
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t q = 0; q < nj; ++q) {
+      T acc = b_transposed ? b[q * k + i] : b[i * nj + q];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lu[j * k + i] * w[j * nj + q];
+      w[i * nj + q] = acc / lu[i * k + i];
+    }
+  for (std::size_t i = k; i-- > 0;)
+    for (std::size_t q = 0; q < nj; ++q) {
+      T acc = w[i * nj + q];
+      for (std::size_t j = i + 1; j < k; ++j) acc = acc - lu[j * k + i] * w[j * nj + q];
+      w[i * nj + q] = acc;
+    }
+  for (std::size_t row = 0; row < k; ++row) {
+    const T target = lift<T>(static_cast<double>(row));
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto here = perm[i] == target;
+      for (std::size_t q = 0; q < nj; ++q)
+        x[row * nj + q] = i == 0 ? math::select(here, w[q], lift<T>(0.0))
+                                 : math::select(here, w[i * nj + q], x[row * nj + q]);
+    }
+  }
 }
 /// C = A B for K × K matrices (row major; C distinct from A and B).
 template <class T>
@@ -10626,10 +10660,12 @@ struct inverse_map {
 /// X = A⁻¹ B (Stan's mdivide_left(A, B), `A \ B`; B K × J) or, Right, X = B A⁻¹ (Stan's
 /// mdivide_right(B, A), `B / A`; B J × K) for a general K × K matrix A (all K² entries read, row
 /// major), by elimination with partial pivoting per lane (detail::pivoted_solve; Right as
-/// Xᵀ = A⁻ᵀ Bᵀ). A singular A gives non-finite values. Reverse, with G the solve of the adjoint
-/// against the transpose (left: G = A⁻ᵀ X̄, B̄ += G, Ā −= G Xᵀ; right: G = A⁻¹ X̄ᵀ, B̄ += Gᵀ,
-/// Ā −= Xᵀ Gᵀ), one more elimination. O(K³/3 + K² J) each way, against the explicit inverse's
-/// K³ + K² J forward and 2K³ + 2K² J reverse; backward stable, as Stan's LU solve.
+/// Xᵀ = A⁻ᵀ Bᵀ), the factors and the permutation kept in scratch. A singular A gives non-finite
+/// values. Reverse, with G the solve of the adjoint against the transpose from those factors
+/// (detail::lu_transposed_solve; left: G = A⁻ᵀ X̄, B̄ += G, Ā −= G Xᵀ; right: G = A⁻¹ X̄ᵀ,
+/// B̄ += Gᵀ, Ā −= Xᵀ Gᵀ). O(K³/3 + K² J) forward, O(K² J) reverse (until stop 90 a second
+/// elimination), against the explicit inverse's K³ + K² J forward and 2K³ + 2K² J reverse;
+/// backward stable, as Stan's LU solve.
 template <bool Right>
 struct lu_solve_map {
   static constexpr const char* name = Right ? "mdivide_right" : "mdivide_left";
@@ -10640,23 +10676,26 @@ struct lu_solve_map {
   template <class A, class B>
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const lu_solve_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k + k * j; }
+  // The factors (K²), the permutation (K), G (K·J; the forward pass's Xᵀ for Right), W (K·J).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k + k + 2 * k * j; }
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* perm = scratch + k * k;
     if constexpr (Right) {
-      T* xt = scratch + k * k;  // Xᵀ, K × J
-      detail::pivoted_solve(k, j, in[0], true, in[1], true, scratch, xt);
+      T* xt = perm + k;  // Xᵀ, K × J
+      detail::pivoted_solve(k, j, in[0], true, in[1], true, scratch, perm, xt);
       for (std::size_t r = 0; r < k; ++r)
         for (std::size_t q = 0; q < j; ++q) out[q * k + r] = xt[r * j + q];
     } else {
-      detail::pivoted_solve(k, j, in[0], false, in[1], false, scratch, out);
+      detail::pivoted_solve(k, j, in[0], false, in[1], false, scratch, perm, out);
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj, T* scratch) const {
-    T* g = scratch + k * k;  // K × J
-    detail::pivoted_solve(k, j, in[0], !Right, adj, Right, scratch, g);
+    const T* perm = scratch + k * k;
+    T* g = scratch + k * k + k;  // K × J
+    detail::lu_transposed_solve(k, j, scratch, perm, adj, Right, g + k * j, g);
     for (std::size_t r = 0; r < k; ++r)
       for (std::size_t q = 0; q < j; ++q) in_adj[1][Right ? q * k + r : r * j + q] += g[r * j + q];
     for (std::size_t a = 0; a < k; ++a)
@@ -11264,8 +11303,9 @@ struct qr_map {
 }  // namespace tyche
 // ----- end tyche/autodiff/qr.hpp -----
 // ----- begin tyche/autodiff/svd.hpp -----
-// tyche/autodiff/svd.hpp — the singular value decomposition A = U Σ Vᵀ of an R × K matrix and its
-// vector–Jacobian products (the op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+// tyche/autodiff/svd.hpp — the singular value decomposition A = U Σ Vᵀ of an R × K matrix, the
+// Moore–Penrose inverse from it (pinv_map, at the end), and their vector–Jacobian products (the
+// op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
 //
 //   svd_map<svd_part::values>  the min(R, K) singular values, descending (Stan's singular_values)
 //   svd_map<svd_part::u>       U, R × min(R, K), row major (Stan's svd_U)
@@ -11496,6 +11536,112 @@ struct svd_map {
   }
 };
 
+
+/// generalized_inverse(A): the Moore–Penrose inverse A⁺ (K × R, row major) of an R × K matrix, as
+/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max and
+/// zeroing the others (the rank is decided per lane). For A of full rank it is A⁻¹, (AᵀA)⁻¹Aᵀ or
+/// Aᵀ(AAᵀ)⁻¹, Stan's values to rounding; rank deficient, the pseudo-inverse (Stan's for a square
+/// data A; Stan refuses the others). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
+/// the rank is locally constant), with G = A⁺:
+///   Ā = −Gᵀ Ḡ Gᵀ + (I − A G) Ḡᵀ G Gᵀ + Gᵀ G Ḡᵀ (I − G A)
+/// (the second term vanishes for A of full row rank, the third for full column rank).
+/// O(R K min(R, K)) per sweep forward, O(R K max(R, K)) reverse.
+struct pinv_map {
+  static constexpr const char* name = "generalized_inverse";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t rows = 1;  // R
+  std::size_t cols = 1;  // K
+  template <class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const pinv_map&) const = default;
+  TYCHE_HD std::size_t tall() const { return rows >= cols ? rows : cols; }
+  TYCHE_HD std::size_t thin() const { return rows >= cols ? cols : rows; }
+  // The forward pass's work (R·K), σ (k), left vectors (R·K), right vectors (k²); the reverse
+  // pass's H = Ḡ Gᵀ and N = G Gᵀ (K² each), S = Gᵀ G and a product (R² each), M₂, M₃ (R·K each).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    const std::size_t k = thin();
+    return 2 * rows * cols + k + k * k + 2 * cols * cols + 2 * rows * rows + 2 * rows * cols;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t k = thin(), rk = rows * cols, R = rows, K = cols;
+    T* sigma = scratch + rk;
+    T* lu = sigma + k;
+    T* rv = lu + rk;
+    detail::jacobi_svd(tall(), k, in[0], rows < cols, true, scratch, sigma, lu, rv);
+    const T* u = rows >= cols ? lu : rv;  // R × k
+    const T* v = rows >= cols ? rv : lu;  // K × k
+    const T tol = lift<T>(static_cast<double>(tall()) * 2.220446049250313e-16) * sigma[0];
+    for (std::size_t l = 0; l < k; ++l) {  // σ⁺ in place of σ
+      const auto kept = sigma[l] > tol;
+      sigma[l] = math::select(kept, lift<T>(1.0) / math::select(kept, sigma[l], lift<T>(1.0)), lift<T>(0.0));
+    }
+    for (std::size_t a = 0; a < K; ++a)
+      for (std::size_t b = 0; b < R; ++b) {
+        T acc = lift<T>(0.0);
+        for (std::size_t l = 0; l < k; ++l) acc = acc + v[a * k + l] * sigma[l] * u[b * k + l];
+        out[a * R + b] = acc;
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* g, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t k = thin(), R = rows, K = cols;
+    const T* a = in[0];
+    T* h = scratch + 2 * R * K + k + k * k;  // Ḡ Gᵀ, K × K
+    T* n = h + K * K;                       // G Gᵀ, K × K
+    T* s = n + K * K;                       // Gᵀ G, R × R
+    T* t = s + R * R;                       // M₃ G, R × R
+    T* m2 = t + R * R;                      // Ḡᵀ N, R × K
+    T* m3 = m2 + R * K;                     // S Ḡᵀ, R × K
+    // G is K × R (g[i·R + j]), Ḡ likewise, A is R × K.
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T hij = lift<T>(0.0), nij = lift<T>(0.0);
+        for (std::size_t c = 0; c < R; ++c) {
+          hij = hij + adj[i * R + c] * g[j * R + c];
+          nij = nij + g[i * R + c] * g[j * R + c];
+        }
+        h[i * K + j] = hij;
+        n[i * K + j] = nij;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < R; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc = acc + g[c * R + i] * g[c * R + j];
+        s[i * R + j] = acc;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc2 = lift<T>(0.0), acc3 = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc2 = acc2 + adj[c * R + i] * n[c * K + j];
+        for (std::size_t c = 0; c < R; ++c) acc3 = acc3 + s[i * R + c] * adj[j * R + c];
+        m2[i * K + j] = acc2;
+        m3[i * K + j] = acc3;
+      }
+    // Ā = −Gᵀ H + M₂ + M₃ − A (G M₂) − (M₃ G) A.
+    for (std::size_t i = 0; i < K; ++i)  // G M₂, K × K, into n
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < R; ++c) acc = acc + g[i * R + c] * m2[c * K + j];
+        n[i * K + j] = acc;  // N is not needed any more: G M₂ in its place
+      }
+    for (std::size_t i = 0; i < R; ++i)  // t = M₃ G, R × R
+      for (std::size_t j = 0; j < R; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc = acc + m3[i * K + c] * g[c * R + j];
+        t[i * R + j] = acc;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc = m2[i * K + j] + m3[i * K + j];
+        for (std::size_t c = 0; c < K; ++c) acc = acc - g[c * R + i] * h[c * K + j] - a[i * K + c] * n[c * K + j];
+        for (std::size_t c = 0; c < R; ++c) acc = acc - t[i * R + c] * a[c * K + j];
+        in_adj[0][i * K + j] += acc;
+      }
+  }
+};
 }  // namespace ops
 
 }  // namespace tyche
@@ -12608,6 +12754,25 @@ auto svd_V(const A& a) {
 template <expression A>
 auto svd_V(const A& a, std::size_t k) {
   return detail::make_svd<ops::svd_part::v>(a, k, "svd_V(A, K)");
+}
+
+/// The Moore–Penrose inverse A⁺ of an R × K matrix A (K × R, row major): Stan's
+/// generalized_inverse. A as for singular_values (a data matrix of any shape, a square A's K²
+/// entries, or R·K entries with K given). From the SVD (autodiff/svd.hpp, pinv_map): singular
+/// values at most max(R, K)·ε·σ_max count as zero, so a rank-deficient A gets its pseudo-inverse
+/// (Stan's for a square data A; Stan refuses the others); the gradient is the derivative where the
+/// rank does not change.
+template <expression A>
+auto generalized_inverse(const A& a) {
+  std::size_t rows = 0, cols = 0;
+  const auto na = detail::shaped_entries(a, rows, cols, "generalized_inverse(A)");
+  return make_vector_op(ops::pinv_map{rows, cols}, rows * cols, na);
+}
+template <expression A>
+auto generalized_inverse(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::shaped_entries(a, rows, k, "generalized_inverse(A, K)");
+  return make_vector_op(ops::pinv_map{rows, k}, rows * k, na);
 }
 
 namespace detail {

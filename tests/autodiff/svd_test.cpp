@@ -178,3 +178,81 @@ TEST_CASE("singular_values: a small singular value keeps its absolute accuracy; 
                     Contains("tyche::svd_U(A): A is rank deficient (singular value 2 is"));
   CHECK_NOTHROW(singular_values(matrix(rank1.data(), 2, 2)));
 }
+
+namespace {
+/// C = A B for A (n × m) and B (m × p), row major.
+vec times(const vec& a, const vec& b, std::size_t n, std::size_t m, std::size_t p) {
+  vec c(n * p, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < p; ++j)
+      for (std::size_t l = 0; l < m; ++l) c[i * p + j] += a[i * m + l] * b[l * p + j];
+  return c;
+}
+/// The four Penrose conditions of G (K × R) for A (R × K), to tol.
+void check_penrose(const vec& a, const vec& g, std::size_t rows, std::size_t cols, double tol) {
+  const vec ag = times(a, g, rows, cols, rows), ga = times(g, a, cols, rows, cols);
+  const vec aga = times(ag, a, rows, rows, cols), gag = times(ga, g, cols, cols, rows);
+  for (std::size_t e = 0; e < a.size(); ++e) CHECK(aga[e] == Approx(a[e]).margin(tol));
+  for (std::size_t e = 0; e < g.size(); ++e) CHECK(gag[e] == Approx(g[e]).margin(tol));
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < rows; ++j) CHECK(ag[i * rows + j] == Approx(ag[j * rows + i]).margin(tol));
+  for (std::size_t i = 0; i < cols; ++i)
+    for (std::size_t j = 0; j < cols; ++j) CHECK(ga[i * cols + j] == Approx(ga[j * cols + i]).margin(tol));
+}
+}  // namespace
+
+TEST_CASE("generalized_inverse: (A'A)^-1 A' and A'(AA')^-1 of full rank, the Penrose conditions of rank-deficient "
+          "data, gradients, lanes",
+          "[autodiff][svd][linear_algebra]") {
+  vector_param<"A", 6> a;
+  const vec w6{0.5, -1.0, 1.5, 0.25, 2.0, -0.5};
+  const auto pts = tyche_test::random_points(10, 6, -1.0, 1.0, 931);
+  for (const std::size_t rows : {3, 2}) {  // 3 × 2 (tall) and 2 × 3 (wide)
+    const std::size_t cols = 6 / rows;
+    INFO(rows << " x " << cols);
+    for (const auto& p : pts) {
+      // The 2 × 2 Gram matrix of the short side, inverted by hand: G = (AᵀA)⁻¹Aᵀ or Aᵀ(AAᵀ)⁻¹.
+      const bool tall = rows > cols;
+      vec t(6);  // Aᵀ, cols × rows
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) t[j * rows + i] = p[i * cols + j];
+      const vec gram = tall ? times(t, p, 2, rows, 2) : times(p, t, 2, cols, 2);
+      const double det = gram[0] * gram[3] - gram[1] * gram[2];
+      const vec inv{gram[3] / det, -gram[1] / det, -gram[2] / det, gram[0] / det};
+      const vec want = tall ? times(inv, t, 2, 2, rows) : times(t, inv, cols, 2, 2);
+      const vec got = values_of(generalized_inverse(a, cols), 6, p, a);
+      for (std::size_t e = 0; e < 6; ++e) CHECK(got[e] == Approx(want[e]).epsilon(1e-11).margin(1e-12));
+    }
+    const auto f = compile(dot(data(w6), generalized_inverse(a, cols)), a);
+    for (std::size_t i = 0; i < 5; ++i) tyche_test::check_gradient_at(f, pts[i], "generalized_inverse");
+    tyche_test::check_lanes(f, pts, "generalized_inverse (lanes)");
+  }
+  // Square: the inverse; gradients.
+  vector_param<"B", 9> b;
+  const vec w9{0.5, -1.0, 1.5, 0.25, 2.0, -0.5, 1.0, 0.75, -1.25};
+  const auto pts9 = tyche_test::random_points(6, 9, -1.0, 1.0, 932);
+  for (const auto& p : pts9) {
+    const vec ga = times(values_of(generalized_inverse(b), 9, p, b), p, 3, 3, 3);
+    for (std::size_t e = 0; e < 9; ++e) CHECK(ga[e] == Approx(e % 4 == 0 ? 1.0 : 0.0).margin(1e-11));
+  }
+  const auto sq = compile(dot(data(w9), generalized_inverse(b)), b);
+  for (std::size_t i = 0; i < 4; ++i) tyche_test::check_gradient_at(sq, pts9[i], "generalized_inverse of 3 x 3");
+  tyche_test::check_lanes(sq, pts9, "generalized_inverse of 3 x 3 (lanes)");
+
+  // Rank-deficient data: the pseudo-inverse (the Penrose conditions), of a tall rank-1 matrix,
+  // a square rank-2 one, and the zero matrix (its pseudo-inverse is zero).
+  vector_param<"x", 1> x;
+  const auto values = [&](const auto& e, std::size_t m) {
+    vec out(m);
+    for (std::size_t i = 0; i < m; ++i) out[i] = compile(at(e, i) + 0.0 * x[0], x).value(vec{0.0});
+    return out;
+  };
+  const vec rank1{1.0, 2.0, 2.0, 4.0, 3.0, 6.0};
+  check_penrose(rank1, values(generalized_inverse(matrix(rank1.data(), 3, 2)), 6), 3, 2, 1e-13);
+  const vec rank2{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0};
+  check_penrose(rank2, values(generalized_inverse(matrix(rank2.data(), 3, 3)), 9), 3, 3, 1e-12);
+  const vec zero(4, 0.0);
+  for (const double e : values(generalized_inverse(matrix(zero.data(), 2, 2)), 4)) CHECK(e == 0.0);
+  vector_param<"e", 5> e5;
+  CHECK_THROWS_WITH(generalized_inverse(e5, 2), Contains("tyche::generalized_inverse(A, K): 'A' has 5 values"));
+}

@@ -115,36 +115,70 @@ TYCHE_HD void pivoted_elimination(std::size_t k, T* a, T* inv, T& log_abs_det, T
     }
   }
 }
-/// X = A⁻¹ B for a general K × K matrix A and B K × J (X K × J, row major), by Gaussian
-/// elimination with partial pivoting on [A | B] — the sweep of conditional swaps of
-/// pivoted_elimination, so each SIMD lane pivots on its own rows — then back substitution.
-/// a_transposed reads a as Aᵀ; b_transposed reads b as the transpose of a J × K row-major matrix.
-/// work: K². A singular A gives non-finite values (a rejected point). O(K³/3 + K² J).
+/// X = M⁻¹ B for a general K × K matrix M (a, or aᵀ with a_transposed) and B K × J (b, or the
+/// transpose of a J × K row-major b with b_transposed; X K × J, row major), by Gaussian
+/// elimination with partial pivoting on [M | B] — the sweep of conditional swaps of
+/// pivoted_elimination, so each SIMD lane pivots on its own rows — then back substitution. lu
+/// (K²) receives the factors of P M = L U (U on and above the diagonal, L's multipliers below it,
+/// its unit diagonal implied) and perm (K) the permutation as values of T (row i of P M is row
+/// perm[i] of M), for lu_transposed_solve. A singular M gives non-finite values (a rejected
+/// point). O(K³/3 + K² J).
 template <class T>
 TYCHE_HD void pivoted_solve(std::size_t k, std::size_t nj, const T* a, bool a_transposed, const T* b,
-                            bool b_transposed, T* work, T* x) {
+                            bool b_transposed, T* lu, T* perm, T* x) {
   for (std::size_t r = 0; r < k; ++r) {
-    for (std::size_t c = 0; c < k; ++c) work[r * k + c] = a_transposed ? a[c * k + r] : a[r * k + c];
+    for (std::size_t c = 0; c < k; ++c) lu[r * k + c] = a_transposed ? a[c * k + r] : a[r * k + c];
     for (std::size_t q = 0; q < nj; ++q) x[r * nj + q] = b_transposed ? b[q * k + r] : b[r * nj + q];
+    perm[r] = lift<T>(static_cast<double>(r));
   }
   for (std::size_t c = 0; c < k; ++c) {
     for (std::size_t r = c + 1; r < k; ++r) {
-      const auto swap = math::abs(work[r * k + c]) > math::abs(work[c * k + c]);
-      swap_rows_where(swap, k, work, r, c, c, k);
+      const auto swap = math::abs(lu[r * k + c]) > math::abs(lu[c * k + c]);
+      swap_rows_where(swap, k, lu, r, c, 0, k);  // whole rows: the multipliers move with them
       swap_rows_where(swap, nj, x, r, c, 0, nj);
+      swap_rows_where(swap, 1, perm, r, c, 0, 1);
     }
     for (std::size_t r = c + 1; r < k; ++r) {
-      const T f = work[r * k + c] / work[c * k + c];
-      for (std::size_t j = c + 1; j < k; ++j) work[r * k + j] = work[r * k + j] - f * work[c * k + j];
+      const T f = lu[r * k + c] / lu[c * k + c];
+      lu[r * k + c] = f;
+      for (std::size_t j = c + 1; j < k; ++j) lu[r * k + j] = lu[r * k + j] - f * lu[c * k + j];
       for (std::size_t q = 0; q < nj; ++q) x[r * nj + q] = x[r * nj + q] - f * x[c * nj + q];
     }
   }
   for (std::size_t c = k; c-- > 0;)
     for (std::size_t q = 0; q < nj; ++q) {
       T acc = x[c * nj + q];
-      for (std::size_t j = c + 1; j < k; ++j) acc = acc - work[c * k + j] * x[j * nj + q];
-      x[c * nj + q] = acc / work[c * k + c];
+      for (std::size_t j = c + 1; j < k; ++j) acc = acc - lu[c * k + j] * x[j * nj + q];
+      x[c * nj + q] = acc / lu[c * k + c];
     }
+}
+/// X = M⁻ᵀ B from pivoted_solve's factors of P M = L U (Mᵀ = Uᵀ Lᵀ P): Uᵀ z = B by forward
+/// substitution, Lᵀ w = z by back substitution, X = Pᵀ w (row perm[i] of X is row i of w, a
+/// select per entry: each lane its own permutation). B as pivoted_solve's; w: K·J. O(K² J).
+template <class T>
+TYCHE_HD void lu_transposed_solve(std::size_t k, std::size_t nj, const T* lu, const T* perm, const T* b,
+                                  bool b_transposed, T* w, T* x) {
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t q = 0; q < nj; ++q) {
+      T acc = b_transposed ? b[q * k + i] : b[i * nj + q];
+      for (std::size_t j = 0; j < i; ++j) acc = acc - lu[j * k + i] * w[j * nj + q];
+      w[i * nj + q] = acc / lu[i * k + i];
+    }
+  for (std::size_t i = k; i-- > 0;)
+    for (std::size_t q = 0; q < nj; ++q) {
+      T acc = w[i * nj + q];
+      for (std::size_t j = i + 1; j < k; ++j) acc = acc - lu[j * k + i] * w[j * nj + q];
+      w[i * nj + q] = acc;
+    }
+  for (std::size_t row = 0; row < k; ++row) {
+    const T target = lift<T>(static_cast<double>(row));
+    for (std::size_t i = 0; i < k; ++i) {
+      const auto here = perm[i] == target;
+      for (std::size_t q = 0; q < nj; ++q)
+        x[row * nj + q] = i == 0 ? math::select(here, w[q], lift<T>(0.0))
+                                 : math::select(here, w[i * nj + q], x[row * nj + q]);
+    }
+  }
 }
 /// C = A B for K × K matrices (row major; C distinct from A and B).
 template <class T>
@@ -613,10 +647,12 @@ struct inverse_map {
 /// X = A⁻¹ B (Stan's mdivide_left(A, B), `A \ B`; B K × J) or, Right, X = B A⁻¹ (Stan's
 /// mdivide_right(B, A), `B / A`; B J × K) for a general K × K matrix A (all K² entries read, row
 /// major), by elimination with partial pivoting per lane (detail::pivoted_solve; Right as
-/// Xᵀ = A⁻ᵀ Bᵀ). A singular A gives non-finite values. Reverse, with G the solve of the adjoint
-/// against the transpose (left: G = A⁻ᵀ X̄, B̄ += G, Ā −= G Xᵀ; right: G = A⁻¹ X̄ᵀ, B̄ += Gᵀ,
-/// Ā −= Xᵀ Gᵀ), one more elimination. O(K³/3 + K² J) each way, against the explicit inverse's
-/// K³ + K² J forward and 2K³ + 2K² J reverse; backward stable, as Stan's LU solve.
+/// Xᵀ = A⁻ᵀ Bᵀ), the factors and the permutation kept in scratch. A singular A gives non-finite
+/// values. Reverse, with G the solve of the adjoint against the transpose from those factors
+/// (detail::lu_transposed_solve; left: G = A⁻ᵀ X̄, B̄ += G, Ā −= G Xᵀ; right: G = A⁻¹ X̄ᵀ,
+/// B̄ += Gᵀ, Ā −= Xᵀ Gᵀ). O(K³/3 + K² J) forward, O(K² J) reverse (until stop 90 a second
+/// elimination), against the explicit inverse's K³ + K² J forward and 2K³ + 2K² J reverse;
+/// backward stable, as Stan's LU solve.
 template <bool Right>
 struct lu_solve_map {
   static constexpr const char* name = Right ? "mdivide_right" : "mdivide_left";
@@ -627,23 +663,26 @@ struct lu_solve_map {
   template <class A, class B>
   static constexpr std::size_t extent = extent_v<B>;
   bool operator==(const lu_solve_map&) const = default;
-  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k + k * j; }
+  // The factors (K²), the permutation (K), G (K·J; the forward pass's Xᵀ for Right), W (K·J).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const { return k * k + k + 2 * k * j; }
   template <class T>
   TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    T* perm = scratch + k * k;
     if constexpr (Right) {
-      T* xt = scratch + k * k;  // Xᵀ, K × J
-      detail::pivoted_solve(k, j, in[0], true, in[1], true, scratch, xt);
+      T* xt = perm + k;  // Xᵀ, K × J
+      detail::pivoted_solve(k, j, in[0], true, in[1], true, scratch, perm, xt);
       for (std::size_t r = 0; r < k; ++r)
         for (std::size_t q = 0; q < j; ++q) out[q * k + r] = xt[r * j + q];
     } else {
-      detail::pivoted_solve(k, j, in[0], false, in[1], false, scratch, out);
+      detail::pivoted_solve(k, j, in[0], false, in[1], false, scratch, perm, out);
     }
   }
   template <class T>
-  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const* in, const std::size_t*,
+  TYCHE_HD void reverse(std::size_t, const T* out, const T* adj, const T* const*, const std::size_t*,
                         T* const* in_adj, T* scratch) const {
-    T* g = scratch + k * k;  // K × J
-    detail::pivoted_solve(k, j, in[0], !Right, adj, Right, scratch, g);
+    const T* perm = scratch + k * k;
+    T* g = scratch + k * k + k;  // K × J
+    detail::lu_transposed_solve(k, j, scratch, perm, adj, Right, g + k * j, g);
     for (std::size_t r = 0; r < k; ++r)
       for (std::size_t q = 0; q < j; ++q) in_adj[1][Right ? q * k + r : r * j + q] += g[r * j + q];
     for (std::size_t a = 0; a < k; ++a)

@@ -1,5 +1,6 @@
-// tyche/autodiff/svd.hpp — the singular value decomposition A = U Σ Vᵀ of an R × K matrix and its
-// vector–Jacobian products (the op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
+// tyche/autodiff/svd.hpp — the singular value decomposition A = U Σ Vᵀ of an R × K matrix, the
+// Moore–Penrose inverse from it (pinv_map, at the end), and their vector–Jacobian products (the
+// op contract: autodiff/vector_ops.hpp; docs/design/vector-ops.md):
 //
 //   svd_map<svd_part::values>  the min(R, K) singular values, descending (Stan's singular_values)
 //   svd_map<svd_part::u>       U, R × min(R, K), row major (Stan's svd_U)
@@ -237,6 +238,112 @@ struct svd_map {
   }
 };
 
+
+/// generalized_inverse(A): the Moore–Penrose inverse A⁺ (K × R, row major) of an R × K matrix, as
+/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max and
+/// zeroing the others (the rank is decided per lane). For A of full rank it is A⁻¹, (AᵀA)⁻¹Aᵀ or
+/// Aᵀ(AAᵀ)⁻¹, Stan's values to rounding; rank deficient, the pseudo-inverse (Stan's for a square
+/// data A; Stan refuses the others). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
+/// the rank is locally constant), with G = A⁺:
+///   Ā = −Gᵀ Ḡ Gᵀ + (I − A G) Ḡᵀ G Gᵀ + Gᵀ G Ḡᵀ (I − G A)
+/// (the second term vanishes for A of full row rank, the third for full column rank).
+/// O(R K min(R, K)) per sweep forward, O(R K max(R, K)) reverse.
+struct pinv_map {
+  static constexpr const char* name = "generalized_inverse";
+  static constexpr bool has_payload = true;
+  static constexpr bool reads_data_buffers = false;
+  std::size_t rows = 1;  // R
+  std::size_t cols = 1;  // K
+  template <class A>
+  static constexpr std::size_t extent = dynamic_extent;
+  bool operator==(const pinv_map&) const = default;
+  TYCHE_HD std::size_t tall() const { return rows >= cols ? rows : cols; }
+  TYCHE_HD std::size_t thin() const { return rows >= cols ? cols : rows; }
+  // The forward pass's work (R·K), σ (k), left vectors (R·K), right vectors (k²); the reverse
+  // pass's H = Ḡ Gᵀ and N = G Gᵀ (K² each), S = Gᵀ G and a product (R² each), M₂, M₃ (R·K each).
+  std::size_t scratch_size(std::size_t, const std::size_t*) const {
+    const std::size_t k = thin();
+    return 2 * rows * cols + k + k * k + 2 * cols * cols + 2 * rows * rows + 2 * rows * cols;
+  }
+  template <class T>
+  TYCHE_HD void forward(std::size_t, T* out, const T* const* in, const std::size_t*, T* scratch) const {
+    const std::size_t k = thin(), rk = rows * cols, R = rows, K = cols;
+    T* sigma = scratch + rk;
+    T* lu = sigma + k;
+    T* rv = lu + rk;
+    detail::jacobi_svd(tall(), k, in[0], rows < cols, true, scratch, sigma, lu, rv);
+    const T* u = rows >= cols ? lu : rv;  // R × k
+    const T* v = rows >= cols ? rv : lu;  // K × k
+    const T tol = lift<T>(static_cast<double>(tall()) * 2.220446049250313e-16) * sigma[0];
+    for (std::size_t l = 0; l < k; ++l) {  // σ⁺ in place of σ
+      const auto kept = sigma[l] > tol;
+      sigma[l] = math::select(kept, lift<T>(1.0) / math::select(kept, sigma[l], lift<T>(1.0)), lift<T>(0.0));
+    }
+    for (std::size_t a = 0; a < K; ++a)
+      for (std::size_t b = 0; b < R; ++b) {
+        T acc = lift<T>(0.0);
+        for (std::size_t l = 0; l < k; ++l) acc = acc + v[a * k + l] * sigma[l] * u[b * k + l];
+        out[a * R + b] = acc;
+      }
+  }
+  template <class T>
+  TYCHE_HD void reverse(std::size_t, const T* g, const T* adj, const T* const* in, const std::size_t*,
+                        T* const* in_adj, T* scratch) const {
+    const std::size_t k = thin(), R = rows, K = cols;
+    const T* a = in[0];
+    T* h = scratch + 2 * R * K + k + k * k;  // Ḡ Gᵀ, K × K
+    T* n = h + K * K;                       // G Gᵀ, K × K
+    T* s = n + K * K;                       // Gᵀ G, R × R
+    T* t = s + R * R;                       // M₃ G, R × R
+    T* m2 = t + R * R;                      // Ḡᵀ N, R × K
+    T* m3 = m2 + R * K;                     // S Ḡᵀ, R × K
+    // G is K × R (g[i·R + j]), Ḡ likewise, A is R × K.
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T hij = lift<T>(0.0), nij = lift<T>(0.0);
+        for (std::size_t c = 0; c < R; ++c) {
+          hij = hij + adj[i * R + c] * g[j * R + c];
+          nij = nij + g[i * R + c] * g[j * R + c];
+        }
+        h[i * K + j] = hij;
+        n[i * K + j] = nij;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < R; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc = acc + g[c * R + i] * g[c * R + j];
+        s[i * R + j] = acc;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc2 = lift<T>(0.0), acc3 = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc2 = acc2 + adj[c * R + i] * n[c * K + j];
+        for (std::size_t c = 0; c < R; ++c) acc3 = acc3 + s[i * R + c] * adj[j * R + c];
+        m2[i * K + j] = acc2;
+        m3[i * K + j] = acc3;
+      }
+    // Ā = −Gᵀ H + M₂ + M₃ − A (G M₂) − (M₃ G) A.
+    for (std::size_t i = 0; i < K; ++i)  // G M₂, K × K, into n
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < R; ++c) acc = acc + g[i * R + c] * m2[c * K + j];
+        n[i * K + j] = acc;  // N is not needed any more: G M₂ in its place
+      }
+    for (std::size_t i = 0; i < R; ++i)  // t = M₃ G, R × R
+      for (std::size_t j = 0; j < R; ++j) {
+        T acc = lift<T>(0.0);
+        for (std::size_t c = 0; c < K; ++c) acc = acc + m3[i * K + c] * g[c * R + j];
+        t[i * R + j] = acc;
+      }
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < K; ++j) {
+        T acc = m2[i * K + j] + m3[i * K + j];
+        for (std::size_t c = 0; c < K; ++c) acc = acc - g[c * R + i] * h[c * K + j] - a[i * K + c] * n[c * K + j];
+        for (std::size_t c = 0; c < R; ++c) acc = acc - t[i * R + c] * a[c * K + j];
+        in_adj[0][i * K + j] += acc;
+      }
+  }
+};
 }  // namespace ops
 
 }  // namespace tyche

@@ -52,6 +52,8 @@ TYCHE_HD void cholesky_forward(std::size_t m, const T* c, T* l) {
 /// singular-value decompositions.
 template <class T, class Mask>
 TYCHE_HD void swap_columns_where(const Mask& swap, std::size_t rows, std::size_t stride, T* m, std::size_t j) {
+  if constexpr (std::is_same_v<Mask, bool>)  // one lane: a branch (the same values, no selects)
+    if (!swap) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const T x = m[r * stride + j];
     m[r * stride + j] = math::select(swap, m[r * stride + j + 1], x);
@@ -59,11 +61,13 @@ TYCHE_HD void swap_columns_where(const Mask& swap, std::size_t rows, std::size_t
   }
 }
 /// Exchanges entries from … to − 1 of rows r and c of the matrix m of row length stride (row
-/// major) in the SIMD lanes where swap holds (a select per entry): the pivoting sweeps of the
-/// eliminations (each lane brings its own pivot row up).
+/// major) in the SIMD lanes where swap holds (a select per entry; in one lane, a branch): the
+/// pivoting sweeps of the eliminations (each lane brings its own pivot row up).
 template <class T, class Mask>
 TYCHE_HD void swap_rows_where(const Mask& swap, std::size_t stride, T* m, std::size_t r, std::size_t c,
                               std::size_t from, std::size_t to) {
+  if constexpr (std::is_same_v<Mask, bool>)  // one lane: a branch (the same values, no selects)
+    if (!swap) return;
   for (std::size_t j = from; j < to; ++j) {
     const T top = m[c * stride + j];
     m[c * stride + j] = math::select(swap, m[r * stride + j], top);

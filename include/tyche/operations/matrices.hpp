@@ -8,7 +8,8 @@
 // mdivide_right_tri_low, mdivide_left_spd, inverse_spd, log_determinant_spd, and of general square
 // matrices inverse, log_determinant, determinant, mdivide_left, mdivide_right, matrix_exp,
 // matrix_exp_multiply, scale_matrix_exp_multiply, matrix_power, eigenvalues_sym, eigenvectors_sym,
-// and of any R × K matrix singular_values, svd_U, svd_V, qr_thin_Q, qr_thin_R, qr_Q, qr_R —
+// and of any R × K matrix singular_values, svd_U, svd_V, generalized_inverse, qr_thin_Q, qr_thin_R,
+// qr_Q, qr_R —
 // Stan's functions of
 // the same names (`diag_pre_multiply(tau, L_Omega)`; Stan's `A * B` is matmul(A, B)). Each makes a vector_op node whose op is in
 // autodiff/matrix_ops.hpp. (matvec(X, v) for a data matrix X is in operations/functions.hpp.)
@@ -1037,6 +1038,25 @@ auto svd_V(const A& a) {
 template <expression A>
 auto svd_V(const A& a, std::size_t k) {
   return detail::make_svd<ops::svd_part::v>(a, k, "svd_V(A, K)");
+}
+
+/// The Moore–Penrose inverse A⁺ of an R × K matrix A (K × R, row major): Stan's
+/// generalized_inverse. A as for singular_values (a data matrix of any shape, a square A's K²
+/// entries, or R·K entries with K given). From the SVD (autodiff/svd.hpp, pinv_map): singular
+/// values at most max(R, K)·ε·σ_max count as zero, so a rank-deficient A gets its pseudo-inverse
+/// (Stan's for a square data A; Stan refuses the others); the gradient is the derivative where the
+/// rank does not change.
+template <expression A>
+auto generalized_inverse(const A& a) {
+  std::size_t rows = 0, cols = 0;
+  const auto na = detail::shaped_entries(a, rows, cols, "generalized_inverse(A)");
+  return make_vector_op(ops::pinv_map{rows, cols}, rows * cols, na);
+}
+template <expression A>
+auto generalized_inverse(const A& a, std::size_t k) {
+  std::size_t rows = 0;
+  const auto na = detail::shaped_entries(a, rows, k, "generalized_inverse(A, K)");
+  return make_vector_op(ops::pinv_map{rows, k}, rows * k, na);
 }
 
 namespace detail {

@@ -48,7 +48,7 @@ template void every_op_kernels<
     o::determinant_map<false>, o::determinant_map<true>, o::matrix_exp_map, o::matrix_power_map,
     o::eigen_sym_map<false>, o::eigen_sym_map<true>, o::gaussian_dlm_map, o::svd_map<o::svd_part::values>,
     o::svd_map<o::svd_part::u>, o::svd_map<o::svd_part::v>, o::qr_map<o::qr_part::thin_q>, o::qr_map<o::qr_part::thin_r>,
-    o::qr_map<o::qr_part::q>, o::qr_map<o::qr_part::r>,
+    o::qr_map<o::qr_part::q>, o::qr_map<o::qr_part::r>, o::pinv_map,
     o::poisson_binomial_map<o::count_event::equal>,
     o::poisson_binomial_map<o::count_event::at_most>, o::poisson_binomial_map<o::count_event::above>,
     o::precision_quadratic_map, o::corr_cholesky_map, o::cov_cholesky_map, o::cpc_log_jacobian_map<false>,
