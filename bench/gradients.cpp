@@ -883,12 +883,11 @@ struct arma_hand {
   }
 };
 
-// --- local level (Kalman filter) by scan: examples/local_level.cpp's model on 1000 simulated
-// observations. Twin: the filter forwards, keeping m, P, F, v per step, and its adjoints by hand.
 // --- A general linear solve with a matrix of parameters: x = A⁻¹ b, A = M + diag(exp(lw)), K = 10,
-// lw ~ N(0, 1), target −½ xᵀx. tyche: mdivide_left (an LU solve per SIMD lane, the reverse pass a
-// second solve with Aᵀ). The twin: one LU factorisation with partial pivoting, reused for the
-// adjoint solve Aᵀλ = −x; Ā = −λ xᵀ, of which the diagonal reaches lw. ---
+// lw ~ N(0, 1), target −½ xᵀx. tyche: mdivide_left (an LU solve per SIMD lane, its factors kept
+// for the reverse pass's solve with Aᵀ). The twin: one LU factorisation with partial pivoting (a
+// branching pivot search), reused for the adjoint solve Aᵀλ = −x; Ā = −λ xᵀ, of which the
+// diagonal reaches lw. ---
 struct solve_data {
   static constexpr std::size_t k = 10;
   std::vector<double> m, b;
@@ -952,6 +951,8 @@ struct solve_hand {
   }
 };
 
+// --- local level (Kalman filter) by scan: examples/local_level.cpp's model on 1000 simulated
+// observations. Twin: the filter forwards, keeping m, P, F, v per step, and its adjoints by hand.
 struct local_level_data {
   static constexpr std::size_t n = 1000;
   std::vector<double> y;

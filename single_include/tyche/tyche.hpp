@@ -11102,7 +11102,9 @@ struct precision_quadratic_map {
 // qr_* do, each row of R whose diagonal entry is negative and the same column of Q negated: R's
 // diagonal is non-negative, so for A of full rank the thin factors are unique and agree with
 // Stan's to rounding; so do the completing columns of a full Q, which are the reflections'. A is
-// divided by its largest magnitude first (the squares neither overflow nor underflow). No branch
+// divided by its largest magnitude first and each column's norm taken as s·‖x/s‖, s the column's
+// largest magnitude (the squares neither overflow nor underflow, also for a column far smaller
+// than the others, where Eigen's squares would underflow and Stan's factors differ). No branch
 // depends on the values: each lane of a SIMD batch gets the decomposition computed alone.
 //
 // Reverse, for the thin factors (Walter and Lehmann 2018, "Algorithmic differentiation of linear
@@ -11136,11 +11138,17 @@ TYCHE_HD void householder_qr(std::size_t rows, std::size_t cols, const T* a, T* 
   for (std::size_t e = 0; e < rows * cols; ++e) w[e] = a[e] * inv_big;
   for (std::size_t j = 0; j < k; ++j) {
     const T c0 = w[j * cols + j];
-    T tail = lift<T>(0.0);
-    for (std::size_t i = j + 1; i < rows; ++i) tail = tail + w[i * cols + j] * w[i * cols + j];
-    // Eigen's test: a tail whose squared norm is at most the smallest normal double is no tail.
+    // The column's norm as s·‖x/s‖, s its largest magnitude from the diagonal down: a column
+    // far smaller than the matrix's largest entry does not underflow when squared.
+    T s = math::abs(c0);
+    for (std::size_t i = j + 1; i < rows; ++i) s = math::max(s, math::abs(w[i * cols + j]));
+    const T inv_s = lift<T>(1.0) / math::select(s == lift<T>(0.0), lift<T>(1.0), s);
+    T tail = lift<T>(0.0);  // of x/s
+    for (std::size_t i = j + 1; i < rows; ++i) tail = tail + (w[i * cols + j] * inv_s) * (w[i * cols + j] * inv_s);
+    // Eigen's test (on the scaled tail): a squared norm at most the smallest normal double is no tail.
     const auto none = tail <= lift<T>(2.2250738585072014e-308);
-    const T norm = math::sqrt(c0 * c0 + tail);
+    const T c0s = c0 * inv_s;
+    const T norm = s * math::sqrt(c0s * c0s + tail);
     const T beta = math::select(none, c0, math::select(c0 >= lift<T>(0.0), -norm, norm));
     const T scale = lift<T>(1.0) / math::select(none, lift<T>(1.0), c0 - beta);
     for (std::size_t i = j + 1; i < rows; ++i) w[i * cols + j] = math::select(none, lift<T>(0.0), w[i * cols + j] * scale);
@@ -11313,7 +11321,7 @@ struct qr_map {
 //
 // Forward: one-sided Jacobi (Hestenes 1958; Demmel and Veselić, "Jacobi's method is more accurate
 // than QR", 1992) on the tall one of A and Aᵀ: plane rotations of pairs of columns until every
-// pair is orthogonal to 1e-15 of the product of their norms; the singular values are the columns'
+// pair is orthogonal to 1e-15 (float: 1e-6) of the product of their norms; the singular values are the columns'
 // norms, U the normalised columns, V the product of the rotations (each pair's Gram matrix from
 // the columns divided by their largest entries: no underflow for columns of very different
 // scales). Unlike the eigenvalues of AᵀA, a small singular value keeps its absolute accuracy
@@ -11353,6 +11361,9 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
     for (std::size_t j = 0; j < mc; ++j) work[i * mc + j] = (transposed ? a[j * mr + i] : a[i * mc + j]) / big;
   for (std::size_t i = 0; i < mc; ++i)
     for (std::size_t j = 0; j < mc; ++j) v[i * mc + j] = lift<T>(i == j ? 1.0 : 0.0);
+  // Orthogonal enough: 1e-15 in double, 1e-6 in float (whose rounding is about 6e-8: 1e-15 would
+  // never be reached, and every sweep would run).
+  constexpr double orthogonal = sizeof(element_type_t<T>) < sizeof(double) ? 1e-6 : 1e-15;
   for (int sweep = 0; sweep < 60; ++sweep) {
     T rotated = lift<T>(0.0);  // 1 in the lanes that rotated a pair in this sweep
     for (std::size_t p = 0; p < mc; ++p)
@@ -11375,7 +11386,7 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
           beta = beta + xq * xq;
           gamma = gamma + xp * xq;
         }
-        const auto rotate = math::abs(gamma) > lift<T>(1e-15) * math::sqrt(alpha * beta);
+        const auto rotate = math::abs(gamma) > lift<T>(orthogonal) * math::sqrt(alpha * beta);
         rotated = math::select(rotate, lift<T>(1.0), rotated);
         // The rotation that diagonalises the Gram matrix: ζ = (β − α)/(2γ) = (sq/sp β' − sp/sq α')/(2γ'),
         // t = sgn(ζ)/(|ζ| + √(ζ² + 1)) (1/(2ζ) where ζ² overflows).
@@ -11538,10 +11549,11 @@ struct svd_map {
 
 
 /// generalized_inverse(A): the Moore–Penrose inverse A⁺ (K × R, row major) of an R × K matrix, as
-/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max and
-/// zeroing the others (the rank is decided per lane). For A of full rank it is A⁻¹, (AᵀA)⁻¹Aᵀ or
-/// Aᵀ(AAᵀ)⁻¹, Stan's values to rounding; rank deficient, the pseudo-inverse (Stan's for a square
-/// data A; Stan refuses the others). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
+/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max (ε
+/// of T's elements) and zeroing the others (the rank is decided per lane). For A of full rank it
+/// is A⁻¹, (AᵀA)⁻¹Aᵀ or Aᵀ(AAᵀ)⁻¹ (Stan computes the last two by the normal equations, an LDLT
+/// solve of AᵀA or AAᵀ: the same values up to that method's error, which grows as κ(A)²);
+/// rank deficient, the pseudo-inverse (as Stan's for a square data A). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
 /// the rank is locally constant), with G = A⁺:
 ///   Ā = −Gᵀ Ḡ Gᵀ + (I − A G) Ḡᵀ G Gᵀ + Gᵀ G Ḡᵀ (I − G A)
 /// (the second term vanishes for A of full row rank, the third for full column rank).
@@ -11572,7 +11584,9 @@ struct pinv_map {
     detail::jacobi_svd(tall(), k, in[0], rows < cols, true, scratch, sigma, lu, rv);
     const T* u = rows >= cols ? lu : rv;  // R × k
     const T* v = rows >= cols ? rv : lu;  // K × k
-    const T tol = lift<T>(static_cast<double>(tall()) * 2.220446049250313e-16) * sigma[0];
+    // The rank: singular values above max(R, K)·ε·σ_max, ε the machine epsilon of T's elements.
+    constexpr double eps = sizeof(element_type_t<T>) < sizeof(double) ? 1.1920928955078125e-7 : 2.220446049250313e-16;
+    const T tol = lift<T>(static_cast<double>(tall()) * eps) * sigma[0];
     for (std::size_t l = 0; l < k; ++l) {  // σ⁺ in place of σ
       const auto kept = sigma[l] > tol;
       sigma[l] = math::select(kept, lift<T>(1.0) / math::select(kept, sigma[l], lift<T>(1.0)), lift<T>(0.0));
@@ -12275,10 +12289,14 @@ auto matmul(const A& a, const B& b, std::size_t k) {
 template <expression A>
 auto transpose(const A& a, std::size_t rows) {
   if (rows == 0) throw std::invalid_argument("tyche::transpose(A, R): the number of rows R must be >= 1");
-  std::size_t r = 0;
-  const auto na = detail::rectangular_entries(a, detail::operand_size(a) / rows, "transpose(A, R)", "A", r);
+  std::size_t r = 0, size = detail::operand_size(a);
+  if constexpr (detail::is_data_matrix_v<detail::node_t<A>>) size = detail::as_node(a).rows * detail::as_node(a).cols;
+  if (size % rows != 0 || size == 0)
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(size) +
+                                " values, which is not R = " + std::to_string(rows) + " rows of equal length");
+  const auto na = detail::rectangular_entries(a, size / rows, "transpose(A, R)", "A", r);
   if (r != rows)
-    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(detail::operand_size(a)) +
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(size) +
                                 " values, which is not R = " + std::to_string(rows) + " rows of equal length");
   return make_vector_op(ops::transpose_map{na.size() / rows, rows}, na.size(), na);
 }
@@ -12760,8 +12778,9 @@ auto svd_V(const A& a, std::size_t k) {
 /// generalized_inverse. A as for singular_values (a data matrix of any shape, a square A's K²
 /// entries, or R·K entries with K given). From the SVD (autodiff/svd.hpp, pinv_map): singular
 /// values at most max(R, K)·ε·σ_max count as zero, so a rank-deficient A gets its pseudo-inverse
-/// (Stan's for a square data A; Stan refuses the others); the gradient is the derivative where the
-/// rank does not change.
+/// (as Stan's for a square data A; Stan solves the normal equations of a non-square A, AᵀA or
+/// AAᵀ by LDLT, whose answer for a rank-deficient A was not compared); the gradient is the
+/// derivative where the rank does not change.
 template <expression A>
 auto generalized_inverse(const A& a) {
   std::size_t rows = 0, cols = 0;
@@ -12957,16 +12976,28 @@ inline void check_to_matrix(std::size_t size, std::size_t m, std::size_t n, cons
 }  // namespace detail
 
 /// The m × n matrix whose entries, column after column, are the m·n values of v (Stan's
-/// to_matrix(v, m, n): column major), as its m·n entries row major (vᵀ of v read as n × m).
+/// to_matrix(v, m, n): column major), as its m·n entries row major (vᵀ of v read as n × m). A
+/// data matrix X is reshaped as Stan's to_matrix(matrix, m, n) does: its values column after
+/// column, into m × n column after column.
 template <expression V>
 auto to_matrix(const V& v, std::size_t m, std::size_t n) {
-  detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n)");
-  return transpose(v, n);
+  if constexpr (detail::is_data_matrix_v<detail::node_t<V>>) {
+    // A data matrix's values in Stan's order, column after column: its transpose's entries.
+    const auto& x = detail::as_node(v);
+    detail::check_to_matrix(x.rows * x.cols, m, n, "to_matrix(v, m, n)");
+    return to_matrix(transpose(v, x.rows), m, n);
+  } else {
+    detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n)");
+    return transpose(v, n);
+  }
 }
 /// to_matrix(v, m, n, col_major): column major as above when col_major is non-zero, row major
 /// (v's values in order: the entries are v) when it is 0 — Stan's to_matrix(v, m, n, 0).
 template <expression V>
 auto to_matrix(const V& v, std::size_t m, std::size_t n, int col_major) {
+  static_assert(!detail::is_data_matrix_v<detail::node_t<V>>,
+                "tyche::to_matrix(v, m, n, col_major) takes a vector (Stan's array form); a data matrix is "
+                "reshaped column major by to_matrix(X, m, n)");
   detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n, col_major)");
   return transpose(v, col_major == 0 ? 1 : n);  // a 1 × mn row's transpose: v's values, in one type
 }

@@ -170,11 +170,20 @@ TEST_CASE("qr_Q, qr_R of data: the completion of a tall matrix's Q, rank deficie
   // Rank deficient data (the second column twice the first): the values are defined, Q R = A.
   const vec rank1{1.0, 2.0, 2.0, 4.0, 3.0, 6.0};
   check_full(rank1, values(qr_Q(matrix(rank1.data(), 3, 2)), 9), values(qr_R(matrix(rank1.data(), 3, 2)), 6), 3, 2);
-  // A column 1e-170 times the other: no underflow of the squares.
-  const vec scaled{3.0, 4e-170, 4.0, -3e-170, 0.0, 0.0};
-  const vec rs = values(qr_thin_R(matrix(scaled.data(), 3, 2)), 4);
-  CHECK(rs[0] == Approx(5.0).epsilon(1e-15));
-  CHECK(rs[3] == Approx(5e-170).epsilon(1e-14));
+  // Scaling: a whole matrix of 1e-170 (its squares would underflow: the matrix's largest entry
+  // divides it first), and a column 1e-160 times the other (each column's norm is taken on the
+  // column divided by its own largest entry; Eigen's, on the squares, takes the tail for zero).
+  const vec small{1e-170, 2e-170, 3e-170, 4e-170, 5e-170, 6e-170}, unit{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
+  vec q_unit, r_unit;
+  gram_schmidt(unit, 3, 2, q_unit, r_unit);
+  const vec rs = values(qr_thin_R(matrix(small.data(), 3, 2)), 4);
+  for (std::size_t e = 0; e < 4; ++e) CHECK(rs[e] == Approx(r_unit[e] * 1e-170).epsilon(1e-14).margin(1e-300));
+  check_close(values(qr_thin_Q(matrix(small.data(), 3, 2)), 6), q_unit, 1e-14, "Q of a matrix of 1e-170");
+  const vec column{1.0, 0.0, 0.0, 1e-160, 0.0, 1e-160};
+  const vec rc = values(qr_thin_R(matrix(column.data(), 3, 2)), 4);
+  CHECK(rc[3] == Approx(std::sqrt(2.0) * 1e-160).epsilon(1e-14));
+  check_close(values(qr_thin_Q(matrix(column.data(), 3, 2)), 6),
+              vec{1.0, 0.0, 0.0, std::sqrt(0.5), 0.0, std::sqrt(0.5)}, 1e-15, "Q of a column of 1e-160");
 
   // Stan's QR reparameterisation: the residuals of y − Q* θ with Q* = qr_thin_Q(X) √(N − 1) are
   // those of y − X β at β = R*⁻¹ θ, R* = qr_thin_R(X) / √(N − 1).

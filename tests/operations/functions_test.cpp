@@ -351,7 +351,13 @@ TEST_CASE("operations: Stan's constructors (identity_matrix, rep_matrix, append_
   const mat xd{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
   const mat cat = values_at(append_col(matrix(xd.data(), 3, 2), v), 9, mat{7.0, 8.0, 9.0}, v);
   CHECK(cat == mat{1.0, 2.0, 7.0, 3.0, 4.0, 8.0, 5.0, 6.0, 9.0});
+  // transpose of a data matrix (R given; before stop 90 it read the matrix as one value).
+  CHECK(values_at(transpose(matrix(xd.data(), 3, 2), 3) + 0.0 * x, 6, mat{0.0}, x) == mat{1.0, 3.0, 5.0, 2.0, 4.0, 6.0});
+  // to_matrix of a data matrix: Stan's reshape, column major in and out (3 × 2 → 2 × 3).
+  const mat reshaped = values_at(to_matrix(matrix(xd.data(), 3, 2), 2, 3) + 0.0 * x, 6, mat{0.0}, x);
+  CHECK(reshaped == mat{1.0, 5.0, 4.0, 3.0, 2.0, 6.0});  // column major 1 3 5 2 4 6 into 2 × 3
   // Errors.
+  CHECK_THROWS_WITH(to_matrix(matrix(xd.data(), 3, 2), 4, 2), Contains("'v' has 6 values but m * n = 8"));
   CHECK_THROWS_WITH(append_col(a, v, 2), Contains("tyche::append_col(A, B, R): 'B' has 3 values, which is not R = 2 "
                                                   "rows of equal length"));
   CHECK_THROWS_WITH(append_col(matrix(xd.data(), 3, 2), v, 2), Contains("'A' is 3 x 2 but R = 2"));

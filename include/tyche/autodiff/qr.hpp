@@ -12,7 +12,9 @@
 // qr_* do, each row of R whose diagonal entry is negative and the same column of Q negated: R's
 // diagonal is non-negative, so for A of full rank the thin factors are unique and agree with
 // Stan's to rounding; so do the completing columns of a full Q, which are the reflections'. A is
-// divided by its largest magnitude first (the squares neither overflow nor underflow). No branch
+// divided by its largest magnitude first and each column's norm taken as s·‖x/s‖, s the column's
+// largest magnitude (the squares neither overflow nor underflow, also for a column far smaller
+// than the others, where Eigen's squares would underflow and Stan's factors differ). No branch
 // depends on the values: each lane of a SIMD batch gets the decomposition computed alone.
 //
 // Reverse, for the thin factors (Walter and Lehmann 2018, "Algorithmic differentiation of linear
@@ -52,11 +54,17 @@ TYCHE_HD void householder_qr(std::size_t rows, std::size_t cols, const T* a, T* 
   for (std::size_t e = 0; e < rows * cols; ++e) w[e] = a[e] * inv_big;
   for (std::size_t j = 0; j < k; ++j) {
     const T c0 = w[j * cols + j];
-    T tail = lift<T>(0.0);
-    for (std::size_t i = j + 1; i < rows; ++i) tail = tail + w[i * cols + j] * w[i * cols + j];
-    // Eigen's test: a tail whose squared norm is at most the smallest normal double is no tail.
+    // The column's norm as s·‖x/s‖, s its largest magnitude from the diagonal down: a column
+    // far smaller than the matrix's largest entry does not underflow when squared.
+    T s = math::abs(c0);
+    for (std::size_t i = j + 1; i < rows; ++i) s = math::max(s, math::abs(w[i * cols + j]));
+    const T inv_s = lift<T>(1.0) / math::select(s == lift<T>(0.0), lift<T>(1.0), s);
+    T tail = lift<T>(0.0);  // of x/s
+    for (std::size_t i = j + 1; i < rows; ++i) tail = tail + (w[i * cols + j] * inv_s) * (w[i * cols + j] * inv_s);
+    // Eigen's test (on the scaled tail): a squared norm at most the smallest normal double is no tail.
     const auto none = tail <= lift<T>(2.2250738585072014e-308);
-    const T norm = math::sqrt(c0 * c0 + tail);
+    const T c0s = c0 * inv_s;
+    const T norm = s * math::sqrt(c0s * c0s + tail);
     const T beta = math::select(none, c0, math::select(c0 >= lift<T>(0.0), -norm, norm));
     const T scale = lift<T>(1.0) / math::select(none, lift<T>(1.0), c0 - beta);
     for (std::size_t i = j + 1; i < rows; ++i) w[i * cols + j] = math::select(none, lift<T>(0.0), w[i * cols + j] * scale);

@@ -8,7 +8,7 @@
 //
 // Forward: one-sided Jacobi (Hestenes 1958; Demmel and Veselić, "Jacobi's method is more accurate
 // than QR", 1992) on the tall one of A and Aᵀ: plane rotations of pairs of columns until every
-// pair is orthogonal to 1e-15 of the product of their norms; the singular values are the columns'
+// pair is orthogonal to 1e-15 (float: 1e-6) of the product of their norms; the singular values are the columns'
 // norms, U the normalised columns, V the product of the rotations (each pair's Gram matrix from
 // the columns divided by their largest entries: no underflow for columns of very different
 // scales). Unlike the eigenvalues of AᵀA, a small singular value keeps its absolute accuracy
@@ -55,6 +55,9 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
     for (std::size_t j = 0; j < mc; ++j) work[i * mc + j] = (transposed ? a[j * mr + i] : a[i * mc + j]) / big;
   for (std::size_t i = 0; i < mc; ++i)
     for (std::size_t j = 0; j < mc; ++j) v[i * mc + j] = lift<T>(i == j ? 1.0 : 0.0);
+  // Orthogonal enough: 1e-15 in double, 1e-6 in float (whose rounding is about 6e-8: 1e-15 would
+  // never be reached, and every sweep would run).
+  constexpr double orthogonal = sizeof(element_type_t<T>) < sizeof(double) ? 1e-6 : 1e-15;
   for (int sweep = 0; sweep < 60; ++sweep) {
     T rotated = lift<T>(0.0);  // 1 in the lanes that rotated a pair in this sweep
     for (std::size_t p = 0; p < mc; ++p)
@@ -77,7 +80,7 @@ TYCHE_HD void jacobi_svd(std::size_t mr, std::size_t mc, const T* a, bool transp
           beta = beta + xq * xq;
           gamma = gamma + xp * xq;
         }
-        const auto rotate = math::abs(gamma) > lift<T>(1e-15) * math::sqrt(alpha * beta);
+        const auto rotate = math::abs(gamma) > lift<T>(orthogonal) * math::sqrt(alpha * beta);
         rotated = math::select(rotate, lift<T>(1.0), rotated);
         // The rotation that diagonalises the Gram matrix: ζ = (β − α)/(2γ) = (sq/sp β' − sp/sq α')/(2γ'),
         // t = sgn(ζ)/(|ζ| + √(ζ² + 1)) (1/(2ζ) where ζ² overflows).
@@ -240,10 +243,11 @@ struct svd_map {
 
 
 /// generalized_inverse(A): the Moore–Penrose inverse A⁺ (K × R, row major) of an R × K matrix, as
-/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max and
-/// zeroing the others (the rank is decided per lane). For A of full rank it is A⁻¹, (AᵀA)⁻¹Aᵀ or
-/// Aᵀ(AAᵀ)⁻¹, Stan's values to rounding; rank deficient, the pseudo-inverse (Stan's for a square
-/// data A; Stan refuses the others). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
+/// V Σ⁺ Uᵀ from the thin SVD above, Σ⁺ inverting the singular values above max(R, K)·ε·σ_max (ε
+/// of T's elements) and zeroing the others (the rank is decided per lane). For A of full rank it
+/// is A⁻¹, (AᵀA)⁻¹Aᵀ or Aᵀ(AAᵀ)⁻¹ (Stan computes the last two by the normal equations, an LDLT
+/// solve of AᵀA or AAᵀ: the same values up to that method's error, which grows as κ(A)²);
+/// rank deficient, the pseudo-inverse (as Stan's for a square data A). Reverse (Golub and Pereyra 1973, the derivative of A⁺ where
 /// the rank is locally constant), with G = A⁺:
 ///   Ā = −Gᵀ Ḡ Gᵀ + (I − A G) Ḡᵀ G Gᵀ + Gᵀ G Ḡᵀ (I − G A)
 /// (the second term vanishes for A of full row rank, the third for full column rank).
@@ -274,7 +278,9 @@ struct pinv_map {
     detail::jacobi_svd(tall(), k, in[0], rows < cols, true, scratch, sigma, lu, rv);
     const T* u = rows >= cols ? lu : rv;  // R × k
     const T* v = rows >= cols ? rv : lu;  // K × k
-    const T tol = lift<T>(static_cast<double>(tall()) * 2.220446049250313e-16) * sigma[0];
+    // The rank: singular values above max(R, K)·ε·σ_max, ε the machine epsilon of T's elements.
+    constexpr double eps = sizeof(element_type_t<T>) < sizeof(double) ? 1.1920928955078125e-7 : 2.220446049250313e-16;
+    const T tol = lift<T>(static_cast<double>(tall()) * eps) * sigma[0];
     for (std::size_t l = 0; l < k; ++l) {  // σ⁺ in place of σ
       const auto kept = sigma[l] > tol;
       sigma[l] = math::select(kept, lift<T>(1.0) / math::select(kept, sigma[l], lift<T>(1.0)), lift<T>(0.0));

@@ -118,16 +118,28 @@ inline void check_to_matrix(std::size_t size, std::size_t m, std::size_t n, cons
 }  // namespace detail
 
 /// The m × n matrix whose entries, column after column, are the m·n values of v (Stan's
-/// to_matrix(v, m, n): column major), as its m·n entries row major (vᵀ of v read as n × m).
+/// to_matrix(v, m, n): column major), as its m·n entries row major (vᵀ of v read as n × m). A
+/// data matrix X is reshaped as Stan's to_matrix(matrix, m, n) does: its values column after
+/// column, into m × n column after column.
 template <expression V>
 auto to_matrix(const V& v, std::size_t m, std::size_t n) {
-  detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n)");
-  return transpose(v, n);
+  if constexpr (detail::is_data_matrix_v<detail::node_t<V>>) {
+    // A data matrix's values in Stan's order, column after column: its transpose's entries.
+    const auto& x = detail::as_node(v);
+    detail::check_to_matrix(x.rows * x.cols, m, n, "to_matrix(v, m, n)");
+    return to_matrix(transpose(v, x.rows), m, n);
+  } else {
+    detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n)");
+    return transpose(v, n);
+  }
 }
 /// to_matrix(v, m, n, col_major): column major as above when col_major is non-zero, row major
 /// (v's values in order: the entries are v) when it is 0 — Stan's to_matrix(v, m, n, 0).
 template <expression V>
 auto to_matrix(const V& v, std::size_t m, std::size_t n, int col_major) {
+  static_assert(!detail::is_data_matrix_v<detail::node_t<V>>,
+                "tyche::to_matrix(v, m, n, col_major) takes a vector (Stan's array form); a data matrix is "
+                "reshaped column major by to_matrix(X, m, n)");
   detail::check_to_matrix(detail::operand_size(v), m, n, "to_matrix(v, m, n, col_major)");
   return transpose(v, col_major == 0 ? 1 : n);  // a 1 × mn row's transpose: v's values, in one type
 }

@@ -559,10 +559,14 @@ auto matmul(const A& a, const B& b, std::size_t k) {
 template <expression A>
 auto transpose(const A& a, std::size_t rows) {
   if (rows == 0) throw std::invalid_argument("tyche::transpose(A, R): the number of rows R must be >= 1");
-  std::size_t r = 0;
-  const auto na = detail::rectangular_entries(a, detail::operand_size(a) / rows, "transpose(A, R)", "A", r);
+  std::size_t r = 0, size = detail::operand_size(a);
+  if constexpr (detail::is_data_matrix_v<detail::node_t<A>>) size = detail::as_node(a).rows * detail::as_node(a).cols;
+  if (size % rows != 0 || size == 0)
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(size) +
+                                " values, which is not R = " + std::to_string(rows) + " rows of equal length");
+  const auto na = detail::rectangular_entries(a, size / rows, "transpose(A, R)", "A", r);
   if (r != rows)
-    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(detail::operand_size(a)) +
+    throw std::invalid_argument("tyche::transpose(A, R): 'A' has " + std::to_string(size) +
                                 " values, which is not R = " + std::to_string(rows) + " rows of equal length");
   return make_vector_op(ops::transpose_map{na.size() / rows, rows}, na.size(), na);
 }
@@ -1044,8 +1048,9 @@ auto svd_V(const A& a, std::size_t k) {
 /// generalized_inverse. A as for singular_values (a data matrix of any shape, a square A's K²
 /// entries, or R·K entries with K given). From the SVD (autodiff/svd.hpp, pinv_map): singular
 /// values at most max(R, K)·ε·σ_max count as zero, so a rank-deficient A gets its pseudo-inverse
-/// (Stan's for a square data A; Stan refuses the others); the gradient is the derivative where the
-/// rank does not change.
+/// (as Stan's for a square data A; Stan solves the normal equations of a non-square A, AᵀA or
+/// AAᵀ by LDLT, whose answer for a rank-deficient A was not compared); the gradient is the
+/// derivative where the rank does not change.
 template <expression A>
 auto generalized_inverse(const A& a) {
   std::size_t rows = 0, cols = 0;
