@@ -22,13 +22,7 @@ using Catch::Matchers::Contains;
 namespace {
 using vec = std::vector<double>;
 
-/// The values of a vector expression e of m values at θ.
-template <class E, class... P>
-vec values_of(const E& e, std::size_t m, const vec& theta, const P&... params) {
-  vec out(m);
-  for (std::size_t i = 0; i < m; ++i) out[i] = compile(at(e, i), params...).value(theta);
-  return out;
-}
+using tyche_test::values_of;
 
 /// The thin QR of an R × K matrix by modified Gram–Schmidt in long double on its first k =
 /// min(R, K) columns (the others projected onto Q): Q (R × k), R (k × K), R's diagonal positive.

@@ -21,13 +21,7 @@ using Catch::Matchers::Contains;
 namespace {
 using vec = std::vector<double>;
 
-/// The values of a vector expression e of m values at θ.
-template <class E, class... P>
-vec values_of(const E& e, std::size_t m, const vec& theta, const P&... params) {
-  vec out(m);
-  for (std::size_t i = 0; i < m; ++i) out[i] = compile(at(e, i), params...).value(theta);
-  return out;
-}
+using tyche_test::values_of;
 
 /// The singular values of an R × K matrix with min(R, K) = 2: √ of the eigenvalues of the 2 × 2
 /// Gram matrix of its two short-side vectors, in long double, descending.

@@ -192,13 +192,6 @@ mat lower_symmetric(const mat& a, std::size_t k) {
     for (std::size_t j = 0; j < k; ++j) s[i * k + j] = i >= j ? a[i * k + j] : a[j * k + i];
   return s;
 }
-/// The values of the vector expression e (m values) at θ.
-template <class E, class... P>
-mat values_at(const E& e, std::size_t m, const mat& theta, const P&... params) {
-  mat out(m);
-  for (std::size_t i = 0; i < m; ++i) out[i] = compile(at(e, i), params...).value(theta);
-  return out;
-}
 }  // namespace
 
 TEST_CASE("operations: quad_form with a matrix, quad_form_sym, trace_quad_form, trace_gen_quad_form, "
@@ -217,10 +210,10 @@ TEST_CASE("operations: quad_form with a matrix, quad_form_sym, trace_quad_form, 
     const mat av(p.begin(), p.begin() + 9), bv(p.begin() + 9, p.begin() + 15), dv(p.begin() + 15, p.end());
     const mat btab = product(product(transposed(bv, K, J), av, J, K, K), bv, J, K, J);
     const mat ab(p.begin(), p.begin() + 15);
-    const mat qf = values_at(quad_form(a, b, J), J * J, ab, a, b);
+    const mat qf = tyche_test::values_of(quad_form(a, b, J), J * J, ab, a, b);
     const mat as = lower_symmetric(av, K);
     const mat btasb = product(product(transposed(bv, K, J), as, J, K, K), bv, J, K, J);
-    const mat qfs = values_at(quad_form_sym(symmetrize_from_lower_tri(a), b, J), J * J, ab, a, b);
+    const mat qfs = tyche_test::values_of(quad_form_sym(symmetrize_from_lower_tri(a), b, J), J * J, ab, a, b);
     double tqf = 0, tgqf = 0;
     for (std::size_t e = 0; e < J * J; ++e) {
       CHECK(qf[e] == Approx(btab[e]).margin(1e-13));
@@ -234,21 +227,21 @@ TEST_CASE("operations: quad_form with a matrix, quad_form_sym, trace_quad_form, 
     // mdivide_right_spd(Bᵀ, M) M = Bᵀ; chol2inv(L) L Lᵀ = I for L = cholesky_decompose(M).
     mat m = as;
     for (std::size_t i = 0; i < K; ++i) m[i * K + i] += 3.0;
-    const mat x = values_at(mdivide_right_spd(transpose(b, K), spd), J * K, ab, a, b);
+    const mat x = tyche_test::values_of(mdivide_right_spd(transpose(b, K), spd), J * K, ab, a, b);
     const mat xm = product(x, m, J, K, K), bt = transposed(bv, K, J);
     for (std::size_t e = 0; e < J * K; ++e) CHECK(xm[e] == Approx(bt[e]).margin(1e-12));
-    const mat inv = values_at(chol2inv(cholesky_decompose(spd)), K * K, av, a);
+    const mat inv = tyche_test::values_of(chol2inv(cholesky_decompose(spd)), K * K, av, a);
     const mat id = product(inv, m, K, K, K);
     for (std::size_t e = 0; e < K * K; ++e) CHECK(id[e] == Approx(e % (K + 1) == 0 ? 1.0 : 0.0).margin(1e-12));
     // Row and column sums of squares of B (3 × 2) and of A (3 × 3).
-    const mat rs = values_at(rows_dot_self(b, J), K, bv, b), cs = values_at(columns_dot_self(b, J), J, bv, b);
+    const mat rs = tyche_test::values_of(rows_dot_self(b, J), K, bv, b), cs = tyche_test::values_of(columns_dot_self(b, J), J, bv, b);
     for (std::size_t i = 0; i < K; ++i) CHECK(rs[i] == Approx(bv[i * J] * bv[i * J] + bv[i * J + 1] * bv[i * J + 1]).margin(1e-14));
     for (std::size_t j = 0; j < J; ++j) {
       double acc = 0;
       for (std::size_t i = 0; i < K; ++i) acc += bv[i * J + j] * bv[i * J + j];
       CHECK(cs[j] == Approx(acc).margin(1e-14));
     }
-    const mat ra = values_at(rows_dot_self(a), K, av, a), ca = values_at(columns_dot_self(a), K, av, a);
+    const mat ra = tyche_test::values_of(rows_dot_self(a), K, av, a), ca = tyche_test::values_of(columns_dot_self(a), K, av, a);
     for (std::size_t i = 0; i < K; ++i) {
       double r = 0, c = 0;
       for (std::size_t j = 0; j < K; ++j) r += av[i * K + j] * av[i * K + j], c += av[j * K + i] * av[j * K + i];
@@ -295,26 +288,26 @@ TEST_CASE("operations: Stan's constructors (identity_matrix, rep_matrix, append_
     const mat vv(p.begin(), p.begin() + 3), av(p.begin() + 3, p.begin() + 9);
     const mat vav(p.begin(), p.begin() + 9);
     // rep_matrix(v, C): every column v; rep_matrix(x, R, C): x everywhere.
-    const mat rc = values_at(rep_matrix(v, 2), 6, vv, v);
+    const mat rc = tyche_test::values_of(rep_matrix(v, 2), 6, vv, v);
     for (std::size_t i = 0; i < 3; ++i)
       for (std::size_t j = 0; j < 2; ++j) CHECK(rc[i * 2 + j] == vv[i]);
-    const mat rx = values_at(rep_matrix(x * 1.0, 2, 3), 6, mat{p[9]}, x);
+    const mat rx = tyche_test::values_of(rep_matrix(x * 1.0, 2, 3), 6, mat{p[9]}, x);
     for (const double e : rx) CHECK(e == p[9]);
     // Stan's row form: transpose(rep_matrix(rv, R), C), every row rv.
-    const mat rr = values_at(transpose(rep_matrix(v, 2), 3), 6, vv, v);
+    const mat rr = tyche_test::values_of(transpose(rep_matrix(v, 2), 3), 6, vv, v);
     for (std::size_t i = 0; i < 2; ++i)
       for (std::size_t j = 0; j < 3; ++j) CHECK(rr[i * 3 + j] == vv[j]);
     // append_col: [A v] (3 × 3) and two vectors as the columns of a 3 × 2 matrix.
-    const mat av_cat = values_at(append_col(a, v, 3), 9, vav, v, a);
+    const mat av_cat = tyche_test::values_of(append_col(a, v, 3), 9, vav, v, a);
     for (std::size_t i = 0; i < 3; ++i) {
       CHECK(av_cat[i * 3 + 0] == av[i * 2 + 0]);
       CHECK(av_cat[i * 3 + 1] == av[i * 2 + 1]);
       CHECK(av_cat[i * 3 + 2] == vv[i]);
     }
-    const mat two = values_at(append_col(v, v * 2.0, 3), 6, vv, v);
+    const mat two = tyche_test::values_of(append_col(v, v * 2.0, 3), 6, vv, v);
     for (std::size_t i = 0; i < 3; ++i) CHECK((two[i * 2] == vv[i] && two[i * 2 + 1] == 2.0 * vv[i]));
     // to_matrix(A, 2, 3): column major (entry (i, j) = A[j·2 + i]); with col_major 0 row major.
-    const mat cm = values_at(to_matrix(a, 2, 3), 6, av, a), rm = values_at(to_matrix(a, 2, 3, 0), 6, av, a);
+    const mat cm = tyche_test::values_of(to_matrix(a, 2, 3), 6, av, a), rm = tyche_test::values_of(to_matrix(a, 2, 3, 0), 6, av, a);
     for (std::size_t i = 0; i < 2; ++i)
       for (std::size_t j = 0; j < 3; ++j) {
         CHECK(cm[i * 3 + j] == av[j * 2 + i]);
@@ -323,7 +316,7 @@ TEST_CASE("operations: Stan's constructors (identity_matrix, rep_matrix, append_
   }
   // Constants: identity_matrix, linspaced_vector (Eigen's LinSpaced: both ends exact; n = 1 is
   // the upper end), one_hot_vector (1-based k), zeros, ones, uniform_simplex.
-  const auto consts = [&](const auto& e, std::size_t m) { return values_at(e + 0.0 * x, m, mat{0.0}, x); };
+  const auto consts = [&](const auto& e, std::size_t m) { return tyche_test::values_of(e + 0.0 * x, m, mat{0.0}, x); };
   const mat id = consts(identity_matrix(3), 9);
   for (std::size_t e = 0; e < 9; ++e) CHECK(id[e] == (e % 4 == 0 ? 1.0 : 0.0));
   const mat ls = consts(linspaced_vector(5, -1.0, 0.5), 5);
@@ -349,12 +342,12 @@ TEST_CASE("operations: Stan's constructors (identity_matrix, rep_matrix, append_
   tyche_test::check_lanes(f, pts, "the constructors (lanes)");
   // A data matrix gives append_col its rows.
   const mat xd{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
-  const mat cat = values_at(append_col(matrix(xd.data(), 3, 2), v), 9, mat{7.0, 8.0, 9.0}, v);
+  const mat cat = tyche_test::values_of(append_col(matrix(xd.data(), 3, 2), v), 9, mat{7.0, 8.0, 9.0}, v);
   CHECK(cat == mat{1.0, 2.0, 7.0, 3.0, 4.0, 8.0, 5.0, 6.0, 9.0});
   // transpose of a data matrix (R given; before stop 90 it read the matrix as one value).
-  CHECK(values_at(transpose(matrix(xd.data(), 3, 2), 3) + 0.0 * x, 6, mat{0.0}, x) == mat{1.0, 3.0, 5.0, 2.0, 4.0, 6.0});
+  CHECK(tyche_test::values_of(transpose(matrix(xd.data(), 3, 2), 3) + 0.0 * x, 6, mat{0.0}, x) == mat{1.0, 3.0, 5.0, 2.0, 4.0, 6.0});
   // to_matrix of a data matrix: Stan's reshape, column major in and out (3 × 2 → 2 × 3).
-  const mat reshaped = values_at(to_matrix(matrix(xd.data(), 3, 2), 2, 3) + 0.0 * x, 6, mat{0.0}, x);
+  const mat reshaped = tyche_test::values_of(to_matrix(matrix(xd.data(), 3, 2), 2, 3) + 0.0 * x, 6, mat{0.0}, x);
   CHECK(reshaped == mat{1.0, 5.0, 4.0, 3.0, 2.0, 6.0});  // column major 1 3 5 2 4 6 into 2 × 3
   // Errors.
   CHECK_THROWS_WITH(to_matrix(matrix(xd.data(), 3, 2), 4, 2), Contains("'v' has 6 values but m * n = 8"));

@@ -64,6 +64,14 @@ void check_gradient_at(const Prog& p, const std::vector<double>& x, const std::s
   }
 }
 
+/// The m values of the vector expression e at θ (element by element, each compiled with params).
+template <class E, class... P>
+std::vector<double> values_of(const E& e, std::size_t m, const std::vector<double>& theta, const P&... params) {
+  std::vector<double> out(m);
+  for (std::size_t i = 0; i < m; ++i) out[i] = tyche::compile(tyche::at(e, i), params...).value(theta);
+  return out;
+}
+
 /// Uniform random points in [lo, hi]^dim, from a fixed seed.
 inline std::vector<std::vector<double>> random_points(std::size_t count, std::size_t dim,
                                                       double lo, double hi, unsigned seed) {
